@@ -1,0 +1,23 @@
+"""Scoring engine for 辽阳麻将, 辽阳麻将 (online) and 鞍山麻将: `score(hand)` → `ScoreResult`.
+
+Pure Python; see ../shared/rules/SPEC.md for the rules and hand-json.md for the JSON contract.
+"""
+
+from .engine import score
+from .errors import HandError
+from .hand import Hand
+from .parse import loads, parse_hand
+from .presets import PRESETS
+from .result import FanLine, LoserResult, ScoreResult
+
+__all__ = [
+    "PRESETS",
+    "FanLine",
+    "Hand",
+    "HandError",
+    "LoserResult",
+    "ScoreResult",
+    "loads",
+    "parse_hand",
+    "score",
+]

@@ -1,0 +1,362 @@
+"""混-aware hand divider: every reading of the winner's concealed tiles (+ winning tile) (SPEC 4.1).
+
+The search never lists readings one by one: most differ only in what a 混 stands for and score the
+same. It walks the lowest remaining natural tile, memoised on (counts, 混 left, pair still needed),
+and keeps for each sub-problem the set of distinct *summaries* — the few facts the win conditions
+and 番 items read (横/顺 counts, natural 横, dragon 横, 借混靠幺九, 胡单张 shape, the pair's kind).
+One witness per summary is kept, so the chosen reading can be rebuilt with every 混's stand-in.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from . import tiles as T
+from .hand import Meld
+
+# Summary fields (a plain tuple keeps the memo fast).
+(
+    TRIP,
+    CHOW,
+    NAT_TRIP,
+    NAT_DRAGON,
+    ANCH_DRAGON,
+    BORROW,
+    DANZHANG,
+    PAIR_DRAGON,
+    PAIR_NAT28,
+    PAIR_ANCH28,
+    PAIR_HUN,
+) = range(11)
+_ADD = (TRIP, CHOW, NAT_TRIP, NAT_DRAGON, ANCH_DRAGON, PAIR_HUN)
+_ZERO = (0,) * 11
+Summary = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group of a reading: `tiles` are what it stands for; `hun_as` what its 混 tiles stand for."""
+
+    kind: str  # pair | triplet | chow | chi | pong | kong | added_kong | concealed_kong
+    tiles: tuple[int, ...]
+    hun_as: tuple[int, ...] = ()
+    meld: bool = False
+    winning_tile: bool = False
+
+
+@dataclass
+class Reading:
+    """A class of equivalent decompositions, described by the facts the rules read."""
+
+    form: str  # standard | qidui | thirteen
+    triplets: int = 0  # 横 in D (melds included, 混 allowed)
+    chows: int = 0
+    natural_triplets: int = 0
+    natural_dragon_triplets: int = 0
+    anchored_dragon_triplets: int = 0  # dragon 横 with >= 1 natural tile of that dragon
+    borrow_yaojiu: bool = False  # a 混 stands for a 1/9 in a 顺子 with a natural tile
+    danzhang: bool = False  # 胡单张 shape on a natural group holding the winning tile
+    pair_dragon: bool = False  # the pair is a dragon with >= 1 natural tile of it
+    pair_natural_28: bool = False
+    pair_anchored_28: bool = False
+    pair_hun: int = 0  # 混 in the pair (standard) / number of 混对 (qidui)
+    groups: list[Group] = field(default_factory=list)
+
+
+def _combine(a: Summary, b: Summary) -> Summary:
+    return tuple(x + y if i in _ADD else max(x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)))
+
+
+def _group_summary(**kw: int) -> Summary:
+    s = list(_ZERO)
+    for name, value in kw.items():
+        s[globals()[name.upper()]] = int(value)
+    return tuple(s)
+
+
+class _StandardSearch:
+    """Memoised search for 4 sets + 1 pair over a 34-count vector of natural tiles plus `h` 混."""
+
+    def __init__(self, hun: int, win: int | None, borrow: bool, danzhang: bool) -> None:
+        self.hun = hun
+        self.win = win
+        self.track_borrow = borrow
+        self.track_danzhang = danzhang and win is not None
+        self.memo: dict[tuple, dict[Summary, tuple]] = {}
+
+    def solve(self, counts: tuple[int, ...], h: int, need_pair: bool) -> dict[Summary, tuple]:
+        key = (counts, h, need_pair)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        out: dict[Summary, tuple] = {}
+        t = next((i for i, c in enumerate(counts) if c), -1)
+        if t < 0:
+            self._leaf(h, need_pair, out)
+        else:
+            for group, gsum, new_counts, new_h, new_need in self._options(counts, t, h, need_pair):
+                child_key = (new_counts, new_h, new_need)
+                for csum in self.solve(new_counts, new_h, new_need):
+                    total = _combine(gsum, csum)
+                    if total not in out:
+                        out[total] = (group, child_key, csum)
+        self.memo[key] = out
+        return out
+
+    def _leaf(self, h: int, need_pair: bool, out: dict[Summary, tuple]) -> None:
+        rest = h - (2 if need_pair else 0)
+        if rest < 0 or rest % 3:
+            return
+        k = rest // 3
+        for n_trip in range(k + 1):
+            s = list(_ZERO)
+            s[TRIP], s[CHOW] = n_trip, k - n_trip
+            if need_pair:
+                s[PAIR_HUN] = 2
+            out[tuple(s)] = (("leaf", n_trip, k - n_trip, need_pair), None, None)
+
+    def _options(self, counts: tuple[int, ...], t: int, h: int, need_pair: bool):
+        c = counts[t]
+        dragon = T.is_dragon(t)
+        # triplets with k natural copies and 3-k 混
+        for k in range(min(c, 3), 0, -1):
+            if 3 - k <= h:
+                nc = list(counts)
+                nc[t] -= k
+                gsum = _group_summary(
+                    trip=1, nat_trip=k == 3, nat_dragon=k == 3 and dragon, anch_dragon=dragon
+                )
+                yield ("triplet", (t, t, t), 3 - k), gsum, tuple(nc), h - (3 - k), need_pair
+        # pair: natural or with one 混
+        if need_pair:
+            two8 = T.is_two_or_eight(t)
+            dz = self.track_danzhang and t == self.win
+            if c >= 2:
+                nc = list(counts)
+                nc[t] -= 2
+                gsum = _group_summary(pair_dragon=dragon, pair_nat28=two8, pair_anch28=two8, danzhang=dz)
+                yield ("pair", (t, t), 0), gsum, tuple(nc), h, False
+            if h >= 1:
+                nc = list(counts)
+                nc[t] -= 1
+                gsum = _group_summary(pair_dragon=dragon, pair_anch28=two8, pair_hun=1)
+                yield ("pair", (t, t), 1), gsum, tuple(nc), h - 1, False
+        # 顺子 containing t (t is the lowest natural left, so members below it are 混)
+        if T.is_suited(t):
+            base = t - t % 9
+            for a in (t - 2, t - 1, t):
+                if a < base or a + 2 > base + 8:
+                    continue
+                members = (a, a + 1, a + 2)
+                others = [m for m in members if m != t]
+                choices = [((False,) if m < t or counts[m] == 0 else (True, False)) for m in others]
+                for natural_flags in itertools.product(*choices):
+                    hun_members = [m for m, nat in zip(others, natural_flags, strict=True) if not nat]
+                    if len(hun_members) > h:
+                        continue
+                    nc = list(counts)
+                    nc[t] -= 1
+                    for m, nat in zip(others, natural_flags, strict=True):
+                        if nat:
+                            nc[m] -= 1
+                    borrow = self.track_borrow and any(T.rank(m) in (1, 9) for m in hun_members)
+                    dz = self.track_danzhang and not hun_members and self._danzhang_chow(a)
+                    gsum = _group_summary(chow=1, borrow=borrow, danzhang=dz)
+                    yield (
+                        ("chow", members, tuple(hun_members)),
+                        gsum,
+                        tuple(nc),
+                        h - len(hun_members),
+                        need_pair,
+                    )
+
+    def _danzhang_chow(self, a: int) -> bool:
+        """夹 (win is the middle tile) or 边 (12 completed by 3, 89 completed by 7)."""
+        w = self.win
+        return w == a + 1 or (w == a + 2 and T.rank(a) == 1) or (w == a and T.rank(a) == 7)
+
+    def rebuild(self, counts: tuple[int, ...], h: int, summary: Summary) -> list[Group]:
+        """The groups of one reading with this summary, 混 stand-ins filled in."""
+        groups: list[Group] = []
+        key: tuple | None = (counts, h, True)
+        while key is not None:
+            group, child_key, child_sum = self.memo[key][summary]
+            if group[0] == "leaf":
+                groups.extend(self._leaf_groups(*group[1:]))
+                break
+            kind, members, hun = group
+            if kind == "chow":
+                hun_as = tuple(hun)
+            else:
+                hun_as = (members[0],) * hun
+            groups.append(Group(kind, members, hun_as))
+            key, summary = child_key, child_sum
+        return groups
+
+    def _leaf_groups(self, n_trip: int, n_chow: int, pair: bool) -> list[Group]:
+        """All-混 groups: any stand-in works; show the 混's own face (a run from it for a 顺子)."""
+        h = self.hun
+        run_start = h - h % 9 + min(h % 9, 6) if T.is_suited(h) else 0
+        out = [Group("triplet", (h,) * 3, (h,) * 3) for _ in range(n_trip)]
+        run = (run_start, run_start + 1, run_start + 2)
+        out += [Group("chow", run, run) for _ in range(n_chow)]
+        if pair:
+            out.append(Group("pair", (h, h), (h, h)))
+        return out
+
+
+def _meld_summary(melds: tuple[Meld, ...]) -> Summary:
+    s = _ZERO
+    for m in melds:
+        t = m.tiles[0]
+        if m.is_triplet:
+            d = T.is_dragon(t)
+            s = _combine(s, _group_summary(trip=1, nat_trip=1, nat_dragon=d, anch_dragon=d))
+        else:
+            s = _combine(s, _group_summary(chow=1))
+    return s
+
+
+def _mark_winning(groups: list[Group], win: int | None, want_danzhang: bool) -> list[Group]:
+    """Choose which copy of the winning tile closes the hand (prefer a 胡单张 shape when scored)."""
+    if win is None:
+        return groups
+    candidates = [i for i, g in enumerate(groups) if not g.meld and win in g.tiles and win not in g.hun_as]
+    if not candidates:
+        candidates = [i for i, g in enumerate(groups) if not g.meld and win in g.tiles]
+    if not candidates:
+        return groups
+    pick = candidates[0]
+    if want_danzhang:
+        for i in candidates:
+            g = groups[i]
+            a = g.tiles[0]
+            if g.hun_as:
+                continue
+            if g.kind == "pair" or (
+                g.kind == "chow"
+                and (win == a + 1 or (win == a + 2 and T.rank(a) == 1) or (win == a and T.rank(a) == 7))
+            ):
+                pick = i
+                break
+    g = groups[pick]
+    groups[pick] = Group(g.kind, g.tiles, g.hun_as, g.meld, True)
+    return groups
+
+
+def standard_readings(
+    counts: list[int],
+    h: int,
+    hun: int,
+    melds: tuple[Meld, ...],
+    win: int | None,
+    *,
+    borrow: bool,
+    danzhang: bool,
+) -> list[Reading]:
+    """Every distinct standard reading (4 sets + 1 pair with melds fixed), groups included."""
+    search = _StandardSearch(hun, win, borrow, danzhang)
+    key = tuple(counts)
+    found = search.solve(key, h, True)
+    base = _meld_summary(melds)
+    readings = []
+    for s in found:
+        total = _combine(s, base)
+        r = Reading(
+            form="standard",
+            triplets=total[TRIP],
+            chows=total[CHOW],
+            natural_triplets=total[NAT_TRIP],
+            natural_dragon_triplets=total[NAT_DRAGON],
+            anchored_dragon_triplets=total[ANCH_DRAGON],
+            borrow_yaojiu=bool(total[BORROW]),
+            danzhang=bool(total[DANZHANG]),
+            pair_dragon=bool(total[PAIR_DRAGON]),
+            pair_natural_28=bool(total[PAIR_NAT28]),
+            pair_anchored_28=bool(total[PAIR_ANCH28]),
+            pair_hun=total[PAIR_HUN],
+        )
+        r.groups = _LazyGroups(search, key, h, s, melds, win, bool(total[DANZHANG]))  # type: ignore[assignment]
+        readings.append(r)
+    return readings
+
+
+class _LazyGroups(list):
+    """Groups are rebuilt only for the reading that is finally shown."""
+
+    def __init__(self, search, counts, h, summary, melds, win, danzhang) -> None:
+        super().__init__()
+        self._args = (search, counts, h, summary, melds, win, danzhang)
+        self._built = False
+
+    def build(self) -> list[Group]:
+        if not self._built:
+            search, counts, h, summary, melds, win, danzhang = self._args
+            groups = [Group(m.kind, m.tiles, (), True) for m in melds]
+            groups += search.rebuild(counts, h, summary)
+            self.extend(_mark_winning(groups, win, danzhang))
+            self._built = True
+        return list(self)
+
+
+def groups_of(reading: Reading) -> list[Group]:
+    g = reading.groups
+    return g.build() if isinstance(g, _LazyGroups) else list(g)
+
+
+def qidui_reading(
+    counts: list[int], h: int, hun: int, win: int | None, *, allow_hun_pair: bool
+) -> Reading | None:
+    """七对: 7 pairs from 14 concealed tiles; a natural four counts as two pairs; 混 pair with anything.
+
+    Where 混 are left over they first split natural pairs (x+混, x+混), which keeps a 混对 out of the
+    reading; natural 2/8 pairs are split last so that 二八将 survives when it can.
+    """
+    singles = [t for t, c in enumerate(counts) if c % 2]
+    if len(singles) > h or (h - len(singles)) % 2:
+        return None
+    pairs = [t for t, c in enumerate(counts) for _ in range(c // 2)]
+    extra = (h - len(singles)) // 2
+    splits: list[int] = []
+    if not allow_hun_pair:
+        if extra > len(pairs):
+            return None
+        order = sorted(pairs, key=lambda t: T.is_two_or_eight(t))
+        splits = order[:extra]
+        extra = 0
+    kept = list(pairs)
+    for t in splits:
+        kept.remove(t)
+    groups = [Group("pair", (t, t)) for t in kept]
+    groups += [Group("pair", (t, t), (t,)) for t in singles]
+    groups += [Group("pair", (t, t), (t,)) for t in splits for _ in range(2)]
+    groups += [Group("pair", (hun, hun), (hun, hun)) for _ in range(extra)]
+    groups = _mark_winning(groups, win, False)
+    return Reading(
+        form="qidui",
+        pair_natural_28=any(T.is_two_or_eight(t) for t in kept),
+        pair_hun=extra,
+        groups=groups,
+    )
+
+
+def thirteen_reading(counts: list[int], h: int, win: int | None) -> Reading | None:
+    """Classic 十三幺 (anshan): one of each 幺九 type plus a 14th 幺九, 混 filling the gaps."""
+    yaojiu = [t for t in range(T.N_TYPES) if T.is_yaojiu(t)]
+    if any(c and not T.is_yaojiu(t) for t, c in enumerate(counts)):
+        return None
+    if any(c > 2 for c in counts) or sum(1 for c in counts if c == 2) > 1 or sum(counts) == 0:
+        return None
+    missing = [t for t in yaojiu if counts[t] == 0]
+    dup = next((t for t, c in enumerate(counts) if c == 2), None)
+    if h != len(missing) + (0 if dup is not None else 1):
+        return None
+    fill = list(missing)
+    if dup is None:  # the 14th tile is a 混 standing for a copy of a held 幺九 (never a 混对)
+        dup = next(t for t, c in enumerate(counts) if c)
+        fill.append(dup)
+    groups = [Group("single", (t,), (t,) if t in missing else ()) for t in yaojiu if t != dup]
+    pair_hun = (dup,) if counts[dup] < 2 else ()
+    groups.append(Group("pair", (dup, dup), pair_hun))
+    return Reading(form="thirteen", groups=_mark_winning(groups, win, False))

@@ -1,0 +1,120 @@
+"""score(): validate, enumerate readings, apply win conditions, pick the best reading, settle (SPEC 4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import tiles as T
+from .conditions import filter_readings
+from .context import Ctx, HandFacts
+from .decompose import Reading, groups_of, qidui_reading, standard_readings, thirteen_reading
+from .hand import Hand
+from .parse import loads, parse_hand
+from .presets import PRESETS, FanItem, Preset, wind_order
+from .result import REASON_MESSAGES, FanLine, ScoreResult
+from .settle import settle
+
+
+def score(hand: Hand | Mapping | str) -> ScoreResult:
+    """Score one hand (a `Hand`, a decoded hand-json dict, or JSON text).
+
+    Raises `HandError` for malformed input; an impossible-but-well-formed hand gives
+    `ScoreResult(valid=False, reason=...)`.
+    """
+    if isinstance(hand, str):
+        hand = loads(hand)
+    elif not isinstance(hand, Hand):
+        hand = parse_hand(hand)
+    preset = PRESETS[hand.preset]
+    facts = HandFacts(hand, hand.options, wind_order(preset, hand.options))
+
+    readings, reason = _valid_readings(preset, facts)
+    if reason is not None:
+        return ScoreResult(
+            valid=False,
+            preset=hand.preset,
+            winner=hand.winner,
+            hun=facts.hun,
+            reason=reason,
+            message=REASON_MESSAGES[reason],
+        )
+
+    best_f, best_lines, best = -1, [], readings[0]
+    for r in readings:
+        lines = _fan_lines(preset.winner_items, hand.options, lambda item, r=r: item.count(Ctx(facts, r)))
+        f = sum(x.fan for x in lines)
+        if f > best_f:
+            best_f, best_lines, best = f, lines, r
+
+    loser_fan = {
+        seat: _fan_lines(preset.loser_items, hand.options, lambda item, seat=seat: item.count(facts, seat))
+        for seat in sorted(hand.losers, key="ESWN".index)
+    }
+    losers, payments = settle(preset, facts, best_f, loser_fan)
+    return ScoreResult(
+        valid=True,
+        preset=hand.preset,
+        winner=hand.winner,
+        hun=facts.hun,
+        jiqiang=facts.jiqiang if preset.family == "liaoyang" else (),
+        form=best.form,
+        decomposition=groups_of(best),
+        winner_fan=best_lines,
+        winner_fan_total=best_f,
+        losers=losers,
+        payments=payments,
+    )
+
+
+def _fan_lines(items: tuple[FanItem, ...], options: Mapping[str, object], count) -> list[FanLine]:
+    lines = []
+    for item in items:
+        n = count(item)
+        if n:
+            lines.append(FanLine(item.key, item.name, item.value(options) * n))
+    return lines
+
+
+def _valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], str | None]:
+    """The readings that may win, or the one reason why none can (precedence of SPEC 5.3)."""
+    hand = facts.hand
+    winner = facts.winner
+    liaoyang = preset.family == "liaoyang"
+    if liaoyang and winner.discarded_hun:
+        return [], "DISCARDED_HUN"
+
+    counts = [0] * T.N_TYPES
+    h = 0
+    for t in (*(winner.concealed or ()), hand.win.tile):
+        if t == facts.hun:
+            h += 1
+        else:
+            counts[t] += 1
+    win = None if hand.win.tile == facts.hun else hand.win.tile
+    melds = winner.melds
+
+    readings: list[Reading] = []
+    if not melds:
+        q = qidui_reading(counts, h, facts.hun, win, allow_hun_pair=liaoyang)
+        if q is not None:
+            readings.append(q)
+    closed_discard = liaoyang and winner.closed and not hand.win.self_drawn
+    if closed_discard and not readings:
+        return [], "CLOSED_DISCARD_WIN"
+    if len(melds) == 4:
+        if not liaoyang:
+            return [], "SHOUBAYI_NOT_ALLOWED"
+        if any(m.kind == "chi" for m in melds):
+            return [], "SHOUBAYI_WITH_CHI"
+    if not closed_discard:
+        standard = standard_readings(counts, h, facts.hun, melds, win, borrow=liaoyang, danzhang=liaoyang)
+        if not liaoyang:
+            standard = [r for r in standard if r.pair_hun < 2]  # 混对 is not allowed in 鞍山
+        readings += standard
+        if not liaoyang and not melds:
+            t = thirteen_reading(counts, h, win)
+            if t is not None:
+                readings.append(t)
+    if not readings:
+        return [], "NOT_A_WINNING_SHAPE"
+    return filter_readings(preset.family, facts, readings)
