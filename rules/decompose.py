@@ -10,6 +10,7 @@ One witness per summary is kept, so the chosen reading can be rebuilt with every
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import tiles as T
@@ -62,6 +63,7 @@ class Reading:
     pair_anchored_28: bool = False
     pair_hun: int = 0  # 混 in the pair (standard) / number of 混对 (qidui)
     groups: list[Group] = field(default_factory=list)
+    rebuild: Callable[[], list[Group]] | None = None  # builds `groups` on demand (standard form)
 
 
 def _combine(a: Summary, b: Summary) -> Summary:
@@ -186,10 +188,7 @@ class _StandardSearch:
                 groups.extend(self._leaf_groups(*group[1:]))
                 break
             kind, members, hun = group
-            if kind == "chow":
-                hun_as = tuple(hun)
-            else:
-                hun_as = (members[0],) * hun
+            hun_as = tuple(hun) if kind == "chow" else (members[0],) * hun
             groups.append(Group(kind, members, hun_as))
             key, summary = child_key, child_sum
         return groups
@@ -277,32 +276,28 @@ def standard_readings(
             pair_anchored_28=bool(total[PAIR_ANCH28]),
             pair_hun=total[PAIR_HUN],
         )
-        r.groups = _LazyGroups(search, key, h, s, melds, win, bool(total[DANZHANG]))  # type: ignore[assignment]
+        r.rebuild = _rebuilder(search, key, h, s, melds, win, r.danzhang)
         readings.append(r)
     return readings
 
 
-class _LazyGroups(list):
+def _rebuilder(
+    search: _StandardSearch, counts, h, summary, melds, win, danzhang
+) -> Callable[[], list[Group]]:
     """Groups are rebuilt only for the reading that is finally shown."""
 
-    def __init__(self, search, counts, h, summary, melds, win, danzhang) -> None:
-        super().__init__()
-        self._args = (search, counts, h, summary, melds, win, danzhang)
-        self._built = False
+    def build() -> list[Group]:
+        groups = [Group(m.kind, m.tiles, (), True) for m in melds]
+        groups += search.rebuild(counts, h, summary)
+        return _mark_winning(groups, win, danzhang)
 
-    def build(self) -> list[Group]:
-        if not self._built:
-            search, counts, h, summary, melds, win, danzhang = self._args
-            groups = [Group(m.kind, m.tiles, (), True) for m in melds]
-            groups += search.rebuild(counts, h, summary)
-            self.extend(_mark_winning(groups, win, danzhang))
-            self._built = True
-        return list(self)
+    return build
 
 
 def groups_of(reading: Reading) -> list[Group]:
-    g = reading.groups
-    return g.build() if isinstance(g, _LazyGroups) else list(g)
+    if reading.rebuild is not None and not reading.groups:
+        reading.groups = reading.rebuild()
+    return list(reading.groups)
 
 
 def qidui_reading(
