@@ -232,3 +232,180 @@ def test_loser_side_items():
     online = _k_hand(losers)
     online["preset"] = "liaoyang-online"
     assert {x.key: x.fan for x in score(online).losers["S"].fan}["angang"] == 1
+
+
+# ---- 7.5 包三家, 7.6 Anshan, robbed kong, 七对 fours, 十三幺 ------------------------------------------
+
+AS1 = dict(
+    concealed=["7m", "8m", "9m", "4s", "4s", "4s", "2p", "3p", "5s", "5s"],
+    melds=[("chi", ["1p", "2p", "3p"])],
+    tile="4p",
+    indicator="5m",
+    gun_tile="2s",
+)
+
+
+@pytest.mark.parametrize(
+    "dealer,by,source,expect",
+    [
+        ("E", "discard", "W", {"E": -2, "S": 8, "W": -4, "N": -2}),  # dealer bystander pays no dealer 番
+        ("W", "discard", "W", {"E": -2, "S": 12, "W": -8, "N": -2}),  # dealer deals in: +1 +1
+        ("E", "self_draw", None, {"E": -8, "S": 16, "W": -4, "N": -4}),  # 自摸为三家点炮, dealer +1
+        ("S", "discard", "W", {"E": -4, "S": 16, "W": -8, "N": -4}),  # dealer wins: 坐庄 on F
+    ],
+)
+def test_anshan_dealer_matrix(dealer, by, source, expect):
+    r = score(hand("anshan", dealer=dealer, by=by, source=source, **AS1))
+    assert r.payments == expect
+
+
+def test_anshan_no_cap_and_fan_cap_option():
+    melds = [("concealed_kong", ["9m"] * 4), ("concealed_kong", ["1s"] * 4), ("kong", ["C"] * 4)]
+    args = dict(concealed=["2p", "3p", "4p", "5s"], melds=melds, tile="5s", indicator="7p", by="self_draw")
+    r = score(hand("anshan", **args))
+    # 暗杠 2 + 明杠 1 + 四归一 3 + 大哥大 1 + 三叉 1 + 穷胡 1 = 9 (open: the 中 kong is a 明杠)
+    assert r.winner_fan_total == 9
+    assert r.payments["E"] == -(2**11)
+    capped = hand("anshan", options={"fan_cap": 8}, **args)
+    assert score(capped).payments["E"] == -(2**8)
+
+
+def test_anshan_hun_never_counts_for_qiang():
+    # indicator 1m → H = 2m; gun tile 1m counts 1m and 2m, but 2m is the 混
+    r = score(
+        hand(
+            "anshan",
+            concealed=["1m", "1m", "2m", "3p", "4p", "5p", "6s", "7s", "8s", "9p", "9p", "9p", "C"],
+            tile="C",
+            indicator="1m",
+            gun_tile="1m",
+        )
+    )
+    assert r.valid
+    assert fan(r, "anqiang") == 2 and fan(r, "mingqiang") == 2
+
+
+def test_online_baosanjia_and_self_draw():
+    base = json_example("LO-1")
+    r = score(base)
+    assert r.losers["E"].paid_by == "N" and r.losers["W"].paid_by == "N"
+    assert r.losers["E"].bao_paid_by == "E"
+    base["options"] = {"bao_paid_by_discarder": True}
+    assert score(base).payments == {"E": 0, "S": 156, "W": 0, "N": -156}
+
+
+def json_example(name: str) -> dict:
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parent / "examples" / f"{name}.json").read_text(encoding="utf-8"))[
+        "hand"
+    ]
+
+
+ROBBED = dict(
+    concealed=["4m", "5m", "6m", "1s", "2s", "3s", "5s", "5s", "5p", "6p"],
+    melds=[("pong", ["7p"] * 3)],
+    tile="4p",
+    by="robbed_kong",
+    source="W",
+    indicator="2m",
+    losers={"W": [("pong", ["4p"] * 3)], "E": [], "N": []},
+)
+
+
+def test_robbed_kong_liaoyang():
+    r = score(hand("liaoyang", **ROBBED))
+    assert r.winner_fan_total == 2  # 鸡枪 2s + 素胡
+    w = {x.key: x.fan for x in r.losers["W"].fan}
+    assert w == {"dianpao": 1, "qianggang": 1, "minggang": 1}
+    assert r.payments == {"E": -16, "S": 56, "W": -32, "N": -8}
+    r = score(hand("liaoyang", options={"qianggang_side": "winner"}, **ROBBED))
+    assert fan(r, "qianggang") == 1 and r.payments == {"E": -32, "S": 80, "W": -32, "N": -16}
+
+
+def test_robbed_kong_online_is_a_discard():
+    r = score(hand("liaoyang-online", **ROBBED))
+    assert r.payments == {"E": 0, "S": 40, "W": -40, "N": 0}
+
+
+FOURS_QIDUI = dict(
+    concealed=["1m", "1m", "1m", "1m", "4m", "4m", "9p", "9p", "2s", "2s", "6s", "6s", "C"],
+    tile="C",
+    indicator="5p",
+    losers={
+        "W": [("pong", ["9s"] * 3)],
+        "E": [("pong", ["3p"] * 3)],
+        "N": [("pong", ["7m"] * 3)],
+    },  # no 三家闭
+)
+
+
+def test_qidui_with_a_natural_four():
+    ly = score(hand("liaoyang", **FOURS_QIDUI))
+    assert ly.form == "qidui" and fan(ly, "siguiyi") == 0
+    assert ly.winner_fan_total == 2 + 1 + 1 + 1  # 七小对, 闭门, 自摸, 素胡
+    an = score(hand("anshan", **FOURS_QIDUI))
+    assert fan(an, "siguiyi") == 1 and fan(an, "erbajiang") == 1 and fan(an, "qidui") == 1
+
+
+def test_anshan_classic_thirteen():
+    r = score(
+        hand(
+            "anshan",
+            concealed=["1m", "9m", "1p", "9p", "1s", "9s", "E", "S", "W", "N", "C", "F", "P"],
+            tile="1m",
+            indicator="5m",
+        )
+    )
+    assert r.valid and r.form == "thirteen"
+    assert {x.key for x in r.winner_fan} == {"shisanyao", "zhanli", "qionghu"}
+    assert r.payments == {"E": -32, "S": 64, "W": -16, "N": -16}
+    assert score(hand("liaoyang-online", concealed=r_codes(r), tile="1m", indicator="5m")).reason == (
+        "NOT_A_WINNING_SHAPE"
+    )
+
+
+def r_codes(_r) -> list[str]:
+    return ["1m", "9m", "1p", "9p", "1s", "9s", "E", "S", "W", "N", "C", "F", "P"]
+
+
+def test_sanjiabi_modes():
+    args = dict(
+        winner="E",
+        concealed=["1m", "2m", "3m", "5p", "6p", "2s", "3s", "4s", "6m", "6m", "6m", "7p", "7p"],
+        tile="4p",
+        indicator="8s",
+        losers={"S": [("pong", ["2p"] * 3)], "W": [], "N": []},
+    )
+    r = score(hand("liaoyang", **args))
+    assert fan(r, "sanjiabi") == 1 and fan(r, "sijiabi") == 0
+    r = score(hand("liaoyang", options={"sanjiabi_mode": "losers"}, **args))
+    assert fan(r, "sanjiabi") == 0
+    args["losers"] = {"S": [], "W": [], "N": []}
+    r = score(hand("liaoyang", **args))
+    assert fan(r, "sanjiabi") == 0 and fan(r, "sijiabi") == 1
+    r = score(hand("liaoyang", options={"sanjiabi_mode": "losers"}, **args))
+    assert fan(r, "sanjiabi") == 1 and fan(r, "sijiabi") == 1
+
+
+def test_bao_mode_fan_and_bao_on_top_of_cap():
+    lo2 = json_example("LY-2")
+    flat = score(lo2)
+    assert all(lr.bao == 25 for lr in flat.losers.values())
+    lo2["options"] = {"bao_mode": "fan"}
+    r = score(lo2)
+    assert fan(r, "bao") == 1 and all(lr.bao == 0 for lr in r.losers.values())
+    assert r.payments == {"E": 32 + 32 + 64, "S": -32, "W": -32, "N": -64}  # F 4 → 5, no flat 宝
+    ly6 = score(json_example("LY-6"))
+    assert ly6.losers["S"].capped == 100 and ly6.losers["S"].owes == 125
+
+
+def test_decomposition_maximises_the_winner_fan():
+    # 混 (H = 8m) can make 1-2-3m (幺九 via 借混) or a 2m/3m triplet; only the 顺子 reading is valid
+    r = score(json_example("LY-3"))
+    assert r.valid
+    assert any(g.kind == "chow" and g.hun_as == (0,) for g in r.decomposition)
+    # 中中 pair with the winning tile: 胡单张 (单吊) only in the pair reading
+    r = score(json_example("LY-X3-valid"))
+    assert fan(r, "danzhang") == 1
