@@ -16,23 +16,17 @@ from dataclasses import dataclass, field
 from . import tiles as T
 from .hand import Meld
 
-# Summary fields (a plain tuple keeps the memo fast).
-(
-    TRIP,
-    CHOW,
-    NAT_TRIP,
-    NAT_DRAGON,
-    ANCH_DRAGON,
-    BORROW,
-    DANZHANG,
-    PAIR_DRAGON,
-    PAIR_NAT28,
-    PAIR_ANCH28,
-    PAIR_HUN,
-) = range(11)
-_ADD = (TRIP, CHOW, NAT_TRIP, NAT_DRAGON, ANCH_DRAGON, PAIR_HUN)
-_ZERO = (0,) * 11
-Summary = tuple[int, ...]
+# A summary is one int of 4-bit fields (cheap to hash and to combine in the memo). Count fields
+# add up; flag fields are ORed (added, then a 2 folded back to 1).
+_COUNTS = ("trip", "chow", "nat_trip", "nat_dragon", "anch_dragon", "pair_hun")
+_FLAGS = ("borrow", "danzhang", "pair_dragon", "pair_nat28", "pair_anch28")
+SHIFT = {name: 4 * i for i, name in enumerate(_COUNTS + _FLAGS)}
+_FLAG_HIGH = sum(2 << SHIFT[f] for f in _FLAGS)
+Summary = int
+
+
+def field_of(summary: Summary, name: str) -> int:
+    return (summary >> SHIFT[name]) & 15
 
 
 @dataclass(frozen=True)
@@ -67,14 +61,13 @@ class Reading:
 
 
 def _combine(a: Summary, b: Summary) -> Summary:
-    return tuple(x + y if i in _ADD else max(x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)))
+    total = a + b
+    high = total & _FLAG_HIGH
+    return (total ^ high) | (high >> 1) if high else total
 
 
 def _group_summary(**kw: int) -> Summary:
-    s = list(_ZERO)
-    for name, value in kw.items():
-        s[globals()[name.upper()]] = int(value)
-    return tuple(s)
+    return sum(int(value) << SHIFT[name] for name, value in kw.items())
 
 
 class _StandardSearch:
@@ -112,11 +105,8 @@ class _StandardSearch:
             return
         k = rest // 3
         for n_trip in range(k + 1):
-            s = list(_ZERO)
-            s[TRIP], s[CHOW] = n_trip, k - n_trip
-            if need_pair:
-                s[PAIR_HUN] = 2
-            out[tuple(s)] = (("leaf", n_trip, k - n_trip, need_pair), None, None)
+            summary = _group_summary(trip=n_trip, chow=k - n_trip, pair_hun=2 if need_pair else 0)
+            out[summary] = (("leaf", n_trip, k - n_trip, need_pair), None, None)
 
     def _options(self, counts: tuple[int, ...], t: int, h: int, need_pair: bool):
         c = counts[t]
@@ -206,7 +196,7 @@ class _StandardSearch:
 
 
 def _meld_summary(melds: tuple[Meld, ...]) -> Summary:
-    s = _ZERO
+    s = 0
     for m in melds:
         t = m.tiles[0]
         if m.is_triplet:
@@ -262,19 +252,20 @@ def standard_readings(
     readings = []
     for s in found:
         total = _combine(s, base)
+        f = lambda name, total=total: field_of(total, name)  # noqa: E731
         r = Reading(
             form="standard",
-            triplets=total[TRIP],
-            chows=total[CHOW],
-            natural_triplets=total[NAT_TRIP],
-            natural_dragon_triplets=total[NAT_DRAGON],
-            anchored_dragon_triplets=total[ANCH_DRAGON],
-            borrow_yaojiu=bool(total[BORROW]),
-            danzhang=bool(total[DANZHANG]),
-            pair_dragon=bool(total[PAIR_DRAGON]),
-            pair_natural_28=bool(total[PAIR_NAT28]),
-            pair_anchored_28=bool(total[PAIR_ANCH28]),
-            pair_hun=total[PAIR_HUN],
+            triplets=f("trip"),
+            chows=f("chow"),
+            natural_triplets=f("nat_trip"),
+            natural_dragon_triplets=f("nat_dragon"),
+            anchored_dragon_triplets=f("anch_dragon"),
+            borrow_yaojiu=bool(f("borrow")),
+            danzhang=bool(f("danzhang")),
+            pair_dragon=bool(f("pair_dragon")),
+            pair_natural_28=bool(f("pair_nat28")),
+            pair_anchored_28=bool(f("pair_anch28")),
+            pair_hun=f("pair_hun"),
         )
         r.rebuild = _rebuilder(search, key, h, s, melds, win, r.danzhang)
         readings.append(r)
