@@ -51,7 +51,7 @@ def hands(draw, max_hun: int = 4, min_melds_for_many_hun: int = 0) -> dict:
                 take(x)
             winner_melds.append({"kind": kind, "tiles": [T.code(x) for x in tiles]})
     n_concealed = 14 - 3 * len(winner_melds)
-    shaped = draw(st.booleans())
+    shaped = draw(st.integers(0, 3)) > 0  # mostly winning shapes
     concealed: list[int] = []
     n_hun = min(n_hun, 4 - used[hun], n_concealed)
     for _ in range(n_hun):

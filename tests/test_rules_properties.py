@@ -104,31 +104,18 @@ def _check_against_brute(hand: dict, monkeypatch) -> None:
     assert fast == slow
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.large_base_example,
-        HealthCheck.data_too_large,
-    ],
+BRUTE = settings(
+    SETTINGS, suppress_health_check=[*SETTINGS.suppress_health_check, HealthCheck.function_scoped_fixture]
 )
+
+
+@settings(BRUTE, max_examples=150)
 @given(hand=hands(max_hun=2))
 def test_fast_search_matches_brute_force_up_to_two_hun(hand, monkeypatch):
     _check_against_brute(hand, monkeypatch)
 
 
-@settings(
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.large_base_example,
-        HealthCheck.data_too_large,
-    ],
-)
+@settings(BRUTE, max_examples=40)
 @given(hand=hands(max_hun=4, min_melds_for_many_hun=2))
 def test_fast_search_matches_brute_force_three_or_four_hun(hand, monkeypatch):
     _check_against_brute(hand, monkeypatch)
