@@ -1,0 +1,195 @@
+"""Synthetic scene generator: determinism, label validity, layout truth, dataset YAML.
+
+Needs the shared real set (faces are cut from its train split); skipped when it is absent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import yaml
+
+from vision.classes import BACK_ID, CLASS_NAMES, NUM_CLASSES
+from vision.synth import cli
+from vision.synth.faces import DEFAULT_SOURCE, load_face_bank
+from vision.synth.scene import make_scene
+
+pytestmark = pytest.mark.skipif(
+    not (DEFAULT_SOURCE / "train" / "images").is_dir(), reason=f"real tile set not at {DEFAULT_SOURCE}"
+)
+N = 14
+SEED = 3
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two runs with the same seed, one with another seed."""
+    out = {}
+    for key, seed, n in (("a", SEED, N), ("b", SEED, N), ("c", SEED + 1, 4)):
+        d = tmp_path_factory.mktemp(key)
+        assert cli.main(["--out", str(d), "--n", str(n), "--seed", str(seed), "--val-fraction", "0.25"]) == 0
+        out[key] = d
+    return out
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def _labels(d: Path, name: str) -> np.ndarray:
+    rows = [
+        [float(v) for v in line.split()] for line in (d / "labels" / f"{name}.txt").read_text().splitlines()
+    ]
+    return np.array(rows).reshape(-1, 5)
+
+
+def test_same_seed_same_bytes(runs: dict[str, Path]) -> None:
+    a, b = _files(runs["a"]), _files(runs["b"])
+    a.pop("data.yaml"), b.pop("data.yaml")  # holds the absolute output path
+    assert a.keys() == b.keys()
+    assert all(a[k] == b[k] for k in a)
+    assert len([k for k in a if k.startswith("images/")]) == N
+
+
+def test_other_seed_differs(runs: dict[str, Path]) -> None:
+    for i in range(4):
+        name = cli.scene_name(i)
+        assert (runs["a"] / "images" / f"{name}.jpg").read_bytes() != (
+            runs["c"] / "images" / f"{name}.jpg"
+        ).read_bytes()
+
+
+def test_workers_do_not_change_output(tmp_path: Path) -> None:
+    cli.generate(tmp_path, 3, SEED, workers=2)
+    bank = load_face_bank()
+    for i in range(3):
+        assert (tmp_path / "images" / f"{cli.scene_name(i)}.jpg").read_bytes() == make_scene(
+            bank, SEED, i
+        ).jpeg
+
+
+def test_labels_inside_image_and_in_class_range(runs: dict[str, Path]) -> None:
+    for i in range(N):
+        name = cli.scene_name(i)
+        img = cv2.imread(str(runs["a"] / "images" / f"{name}.jpg"))
+        layout = json.loads((runs["a"] / "layout" / f"{name}.json").read_text())
+        h, w = img.shape[:2]
+        assert (layout["width"], layout["height"]) == (w, h)
+        assert 640 <= max(w, h) <= 960
+        lab = _labels(runs["a"], name)
+        assert len(lab) >= (4 if layout["partial"] else 14)
+        cls, cx, cy, bw, bh = lab.T
+        assert np.all(cls == cls.round()) and cls.min() >= 0 and cls.max() < NUM_CLASSES
+        assert np.all(bw * w >= 3) and np.all(bh * h >= 3)
+        assert np.all(cx - bw / 2 >= -1e-6) and np.all(cx + bw / 2 <= 1 + 1e-6)
+        assert np.all(cy - bh / 2 >= -1e-6) and np.all(cy + bh / 2 <= 1 + 1e-6)
+
+
+def test_boxes_fit_tiles(runs: dict[str, Path]) -> None:
+    """A tight box: the tile covers its box edges (the box does not include much table)."""
+    name = cli.scene_name(0)
+    img = cv2.imread(str(runs["a"] / "images" / f"{name}.jpg"))
+    h, w = img.shape[:2]
+    lab = _labels(runs["a"], name)
+    layout = json.loads((runs["a"] / "layout" / f"{name}.json").read_text())
+    for li in layout["standing"]:
+        _, cx, cy, bw, bh = lab[li]
+        x0, y0, x1, y1 = (
+            int(round(v))
+            for v in ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+        )
+        assert x1 - x0 < 0.25 * w and y1 - y0 < 0.4 * h
+
+
+def test_backs_present(runs: dict[str, Path]) -> None:
+    """Face-down tiles appear: in the wall and in every concealed kong."""
+    n_back, n_ck = 0, 0
+    for i in range(N):
+        name = cli.scene_name(i)
+        lab = _labels(runs["a"], name)
+        layout = json.loads((runs["a"] / "layout" / f"{name}.json").read_text())
+        n_back += int((lab[:, 0] == BACK_ID).sum())
+        assert all(lab[k, 0] == BACK_ID for k in layout["wall"])
+        for m in layout["melds"]:
+            if m["kind"] == "concealed_kong":
+                n_ck += 1
+                assert 2 <= sum(lab[k, 0] == BACK_ID for k in m["tiles"]) <= 4
+    assert n_back > 20
+
+
+def test_layout_truth_consistent_with_labels(runs: dict[str, Path]) -> None:
+    seen_kinds = set()
+    for i in range(N):
+        name = cli.scene_name(i)
+        lab = _labels(runs["a"], name)
+        t = json.loads((runs["a"] / "layout" / f"{name}.json").read_text())
+        names = [CLASS_NAMES[int(c)] for c in lab[:, 0]]
+        used = list(t["standing"]) + list(t["wall"])
+        used += [t["winning"]] if t["winning"] is not None else []
+        used += [t["indicator"]] if t["indicator"] is not None else []
+        n_meld_tiles = 0
+        for m in t["melds"]:
+            seen_kinds.add(m["kind"])
+            used += m["tiles"]
+            faces = [names[k] for k in m["tiles"]]
+            if t["partial"]:
+                continue
+            assert len(faces) == (3 if m["kind"] in ("chi", "pong") else 4)
+            n_meld_tiles += 3
+            shown = [f for f in faces if f != "back"]
+            if m["kind"] == "chi":
+                ranks = sorted(int(f[0]) for f in faces)
+                assert len({f[1] for f in faces}) == 1 and ranks == list(range(ranks[0], ranks[0] + 3))
+            elif m["kind"] in ("pong", "kong"):
+                assert len(set(faces)) == 1 and "back" not in faces
+            else:
+                assert len(set(shown)) <= 1 and len(shown) < 4
+            if m["stacked"] is not None:
+                assert m["stacked"] == m["tiles"][-1] and len(m["tiles"]) == 4
+        assert len(used) == len(set(used)), "a label line has two roles"
+        assert all(0 <= k < len(lab) for k in used)
+        # a winning hand: 14 tiles with kongs counted as three (close-ups show only part of it)
+        total = len(t["standing"]) + (t["winning"] is not None) + n_meld_tiles
+        assert total <= 14 if t["partial"] else total == 14
+        if t["winning"] is not None:
+            assert names[t["winning"]] == t["winning_face"]
+    assert seen_kinds, "some scene should have melds"
+
+
+def test_data_yaml_follows_ultralytics_conventions(runs: dict[str, Path]) -> None:
+    d = runs["a"]
+    doc = yaml.safe_load((d / "data.yaml").read_text())
+    assert doc["names"] == list(CLASS_NAMES) and doc["nc"] == NUM_CLASSES
+    assert Path(doc["path"]) == d.resolve()
+    train = (d / doc["train"]).read_text().split()
+    val = (d / doc["val"]).read_text().split()
+    assert len(val) == round(N * 0.25) and not set(train) & set(val) and len(train) + len(val) == N
+    assert all((d / p).is_file() for p in train + val)
+    utils = pytest.importorskip("ultralytics.data.utils")
+    for p in train[:3]:
+        im = str((d / p).resolve())
+        (lb,) = utils.img2label_paths([im])
+        out = utils.verify_image_label((im, lb, "", False, NUM_CLASSES, 0, 0, False))
+        assert out[0] is not None and len(out[1]) == len(_labels(d, Path(p).stem)), out[-1]
+
+
+def test_closeups_can_be_switched_off(tmp_path: Path) -> None:
+    bank = load_face_bank()
+    assert any(make_scene(bank, SEED, i, closeup_share=1.0).layout["partial"] for i in range(2))
+    assert not any(make_scene(bank, SEED, i, closeup_share=0.0).layout["partial"] for i in range(2))
+
+
+def test_split_is_seeded() -> None:
+    assert cli.split(50, 1, 0.2) == cli.split(50, 1, 0.2)
+    assert cli.split(50, 1, 0.2) != cli.split(50, 2, 0.2)
+    train, val = cli.split(50, 1, 0.2)
+    assert len(val) == 10 and sorted(train + val) == list(range(50))
+
+
+def test_missing_source_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--out", str(tmp_path / "o"), "--n", "1", "--source", str(tmp_path / "nope")]) == 2
+    assert "not found" in capsys.readouterr().err

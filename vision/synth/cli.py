@@ -1,0 +1,156 @@
+"""`python -m vision synth`: write a synthetic Ultralytics YOLO dataset with layout ground truth.
+
+Layout of DIR:
+  images/<name>.jpg, labels/<name>.txt   YOLO boxes (class cx cy w h, normalised; ids of vision.classes)
+  layout/<name>.json                     which label lines form the standing hand, melds, winning tile…
+  train.txt, val.txt                     image lists (seeded split, `--val-fraction`)
+  data.yaml                              path, train, val, nc, names (fixed class order)
+
+Scene i of a run depends only on (seed, i), so output is byte-identical for the same seed and
+`--workers` only changes speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
+from vision.synth.scene import CLOSEUP_SHARE, Scene, make_scene
+
+_BANK: FaceBank | None = None
+
+
+def scene_name(index: int) -> str:
+    return f"synth_{index:06d}"
+
+
+def _init_worker(source: str) -> None:
+    global _BANK
+    _BANK = load_face_bank(source)
+
+
+def _render(args: tuple[int, int, float]) -> tuple[int, Scene]:
+    seed, index, closeup = args
+    assert _BANK is not None
+    return index, make_scene(_BANK, seed, index, closeup_share=closeup)
+
+
+def write_scene(out: Path, index: int, scene: Scene) -> None:
+    """Write one scene's image, labels and layout JSON."""
+    name = scene_name(index)
+    (out / "images" / f"{name}.jpg").write_bytes(scene.jpeg)
+    (out / "labels" / f"{name}.txt").write_text(scene.label_text())
+    doc = {"image": f"images/{name}.jpg", "labels": f"labels/{name}.txt", **scene.layout}
+    (out / "layout" / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def split(n: int, seed: int, val_fraction: float) -> tuple[list[int], list[int]]:
+    """Seeded train/val split of scene indices (val has round(n * fraction) scenes, ≥ 1 if asked)."""
+    n_val = int(round(n * val_fraction))
+    if val_fraction > 0 and n > 1:
+        n_val = min(max(n_val, 1), n - 1)
+    order = np.random.default_rng([seed, 0x5EED]).permutation(n)
+    val = sorted(order[:n_val].tolist())
+    train = sorted(order[n_val:].tolist())
+    return train, val
+
+
+def write_data_yaml(out: Path, train: list[int], val: list[int]) -> None:
+    """data.yaml with image lists; Ultralytics maps images/ -> labels/ itself.
+
+    With `--val-fraction 0` val.txt is empty (no scene is both trained on and validated on)."""
+    (out / "train.txt").write_text("".join(f"./images/{scene_name(i)}.jpg\n" for i in train))
+    (out / "val.txt").write_text("".join(f"./images/{scene_name(i)}.jpg\n" for i in val))
+    names = "".join(f"  - '{n}'\n" for n in CLASS_NAMES)
+    text = (
+        "# Synthetic Liaoning mahjong scenes (vision.synth); faces cut from chinese-mahjong-v4 train\n"
+        "# (Roboflow Universe, CC BY 4.0).\n"
+        f"path: {out.resolve()}\n"
+        "train: train.txt\n"
+        "val: val.txt\n"
+        f"nc: {NUM_CLASSES}\n"
+        f"names:\n{names}"
+    )
+    (out / "data.yaml").write_text(text)
+
+
+def generate(
+    out: Path,
+    n: int,
+    seed: int,
+    val_fraction: float = 0.1,
+    source: Path | str = DEFAULT_SOURCE,
+    workers: int = 1,
+    start: int = 0,
+    closeup_share: float = CLOSEUP_SHARE,
+) -> None:
+    """Generate scenes start..start+n-1 into `out` (creating the folders)."""
+    out = Path(out)
+    for sub in ("images", "labels", "layout"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    bank = load_face_bank(source)  # builds the cache once, before workers start
+    jobs = [(seed, i, closeup_share) for i in range(start, start + n)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(source),)) as ex:
+            for index, scene in ex.map(_render, jobs, chunksize=8):
+                write_scene(out, index, scene)
+    else:
+        for s, i, c in jobs:
+            write_scene(out, i, make_scene(bank, s, i, closeup_share=c))
+    train, val = split(n, seed, val_fraction)
+    write_data_yaml(out, [start + i for i in train], [start + i for i in val])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for `python -m vision synth ...`; returns a process exit code."""
+    p = argparse.ArgumentParser(
+        prog="vision synth", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--out", type=Path, required=True, help="output dataset folder")
+    p.add_argument("--n", type=int, default=1000, help="number of scenes")
+    p.add_argument("--seed", type=int, default=0, help="run seed (same seed -> same bytes)")
+    p.add_argument("--val-fraction", type=float, default=0.1, help="share of scenes listed in val.txt")
+    p.add_argument(
+        "--source", type=Path, default=DEFAULT_SOURCE, help="real set whose train split gives the faces"
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes (output does not depend on it)")
+    p.add_argument(
+        "--closeup-share",
+        type=float,
+        default=CLOSEUP_SHARE,
+        help="share of close-ups cutting off part of the hand (their layout truth is marked partial)",
+    )
+    args = p.parse_args(argv)
+    if args.n < 1 or not 0 <= args.val_fraction < 1:
+        p.error("need --n >= 1 and 0 <= --val-fraction < 1")
+    t0 = time.perf_counter()
+    try:
+        generate(
+            args.out,
+            args.n,
+            args.seed,
+            args.val_fraction,
+            args.source,
+            max(1, args.workers),
+            closeup_share=args.closeup_share,
+        )
+    except FileNotFoundError as e:
+        print(f"vision synth: {e}", file=sys.stderr)
+        return 2
+    dt = time.perf_counter() - t0
+    print(f"wrote {args.n} scenes to {args.out} in {dt:.1f} s ({args.n / dt:.1f} scenes/s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    raise SystemExit(main())
