@@ -1,0 +1,249 @@
+"""rules.situation: page inputs → hand JSON, count hints and contradictions in player words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import rules
+from rules.explain import explain_error
+from rules.names import tile_name
+from rules.situation import Situation, WinnerTiles, build_hand, contradictions, count_check, meld_kind_for
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+def _ly1() -> tuple[WinnerTiles, Situation]:
+    """SPEC example LY-1 as the page would hold it: the winning 4p stands in the row."""
+    tiles = WinnerTiles(
+        concealed=["4m", "5m", "3m", "1s", "2s", "3s", "5s", "5s", "5p", "6p", "4p"],
+        melds=[("pong", ["7p", "7p", "7p"])],
+        winning="4p",
+    )
+    sit = Situation(
+        indicator="2m",
+        winner="S",
+        win_by="discard",
+        discarder="W",
+        bao_tile="9p",
+        loser_melds={
+            "E": [("chi", ["6m", "7m", "8m"])],
+            "W": [("pong", ["9m", "9m", "9m"])],
+            "N": [("chi", ["7s", "8s", "9s"])],
+        },
+    )
+    return tiles, sit
+
+
+def test_build_hand_reproduces_the_spec_example():
+    tiles, sit = _ly1()
+    hand = build_hand(tiles, sit)
+    expected = json.loads((EXAMPLES / "LY-1.json").read_text(encoding="utf-8"))
+    assert hand["players"]["S"]["concealed"] == expected["hand"]["players"]["S"]["concealed"]
+    result = rules.score(hand)
+    assert result.valid
+    assert result.payments == expected["expect"]["payments"]
+
+
+def test_winning_tile_set_apart_is_not_removed_from_concealed():
+    tiles, sit = _ly1()
+    apart = WinnerTiles(tiles.concealed[:-1], tiles.melds, "4p", winning_in_concealed=False)
+    assert build_hand(apart, sit) == build_hand(tiles, sit)
+
+
+def test_build_hand_writes_only_keys_of_the_preset():
+    tiles, sit = _ly1()
+    sit.gun_tile, sit.room_multiplier = "1m", 3
+    hand = build_hand(tiles, sit)
+    assert "gun_tile" not in hand and "room_multiplier" not in hand and hand["bao_tile"] == "9p"
+    sit.preset = "liaoyang-online"
+    sit.changmao = 2
+    hand = build_hand(tiles, sit)
+    assert hand["room_multiplier"] == 3 and hand["changmao"] == 2
+    sit.preset = "anshan"
+    hand = build_hand(tiles, sit)
+    assert hand["gun_tile"] == "1m" and "bao_tile" not in hand and "changmao" not in hand
+
+
+def test_default_options_are_left_out_and_others_kept():
+    tiles, sit = _ly1()
+    sit.options = {"fan_values": "table", "bao_mode": "fan", "not_an_option": 1}
+    assert build_hand(tiles, sit)["options"] == {"bao_mode": "fan"}
+
+
+def test_flags_that_do_not_apply_to_the_preset_are_dropped():
+    tiles, sit = _ly1()
+    sit.preset = "anshan"
+    sit.after_kong = True  # 流泪 is not an anshan item
+    assert "after_kong" not in build_hand(tiles, sit)["win"]
+
+
+def test_closed_losers_are_listed_without_melds():
+    tiles, sit = _ly1()
+    sit.loser_melds = {}
+    hand = build_hand(tiles, sit)
+    assert hand["players"]["E"] == {} and hand["players"]["N"] == {}
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.json")), ids=lambda p: p.stem)
+def test_every_example_round_trips_through_the_page_model(path: Path):
+    """Re-enter each worked hand as page inputs: same payments (or the same reason)."""
+    case = json.loads(path.read_text(encoding="utf-8"))
+    if case["expect"].get("error"):
+        return
+    h = case["hand"]
+    w = h["win"]
+    seat = h["winner"]
+    tiles = WinnerTiles(
+        concealed=list(h["players"][seat]["concealed"]),
+        melds=[(m["kind"], m["tiles"]) for m in h["players"][seat].get("melds", [])],
+        winning=w["tile"],
+        winning_in_concealed=False,
+    )
+    if h["players"][seat].get("discarded_hun"):
+        return  # not a page input
+    sit = Situation(
+        preset=h["preset"],
+        options=h.get("options", {}),
+        indicator=h["indicator"],
+        dealer=h.get("dealer", "E"),
+        winner=seat,
+        win_by=w["by"],
+        discarder=w.get("from"),
+        kong_replacement=w.get("kong_replacement", False),
+        last_tiles=w.get("last_tiles", False),
+        after_kong=w.get("after_kong", False),
+        first_draw=w.get("first_draw", False),
+        loser_melds={
+            s: [(m["kind"], m["tiles"]) for m in p.get("melds", [])]
+            for s, p in h["players"].items()
+            if s != seat
+        },
+        bao_tile=h.get("bao_tile"),
+        gun_tile=h.get("gun_tile"),
+        room_multiplier=h.get("room_multiplier", 1),
+        changmao=h.get("changmao", 0),
+    )
+    assert count_check(tiles).ok
+    assert contradictions(tiles, sit) == []
+    result = rules.score(build_hand(tiles, sit)).to_dict()
+    if case["expect"]["valid"]:
+        assert result["payments"] == case["expect"]["payments"]
+    else:
+        assert result["reason"] == case["expect"]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("drop", "hint"),
+    [
+        (1, "13 tiles read: one missing — add the tile you won on?"),
+        (0, "14 tiles: the count is right"),
+    ],
+)
+def test_count_check_hint(drop: int, hint: str):
+    tiles, _ = _ly1()
+    winning = None if drop else "4p"
+    t = WinnerTiles(tiles.concealed[: len(tiles.concealed) - drop], tiles.melds, winning)
+    check = count_check(t)
+    assert check.hint == hint
+    assert check.ok is (drop == 0)
+
+
+def test_count_check_counts_kongs_and_extra_tiles():
+    tiles = WinnerTiles(["1m"] * 2 + ["2p"] * 9, [("concealed_kong", ["C"] * 4)], "1m")
+    assert count_check(tiles).expected == 15 and count_check(tiles).ok
+    extra = WinnerTiles(tiles.concealed + ["5s"], tiles.melds, "1m")
+    assert not count_check(extra).ok and "one too many" in count_check(extra).hint
+    many = WinnerTiles(["1m"] * 30, [], "1m")
+    assert "16 too many" in count_check(many).hint
+    bad = WinnerTiles(["1m"] * 11, [("kong", ["C"] * 3)], "1m")
+    assert "has 4 tiles" in count_check(bad).hint
+
+
+def test_contradiction_kong_replacement_on_a_discard():
+    tiles, sit = _ly1()
+    sit.kong_replacement = True
+    problems = contradictions(tiles, sit)
+    assert [p.where for p in problems] == ["kong_replacement"]
+    assert "杠上开" in problems[0].text and "点炮" in problems[0].text
+    # the engine agrees that it is malformed
+    with pytest.raises(rules.HandError) as err:
+        rules.score(build_hand(tiles, sit))
+    assert "杠上开" in explain_error(err.value)
+
+
+def test_contradiction_kong_replacement_needs_a_kong():
+    tiles, sit = _ly1()
+    sit.win_by, sit.discarder, sit.kong_replacement = "self_draw", None, True
+    assert any("needs a 杠" in p.text for p in contradictions(tiles, sit))
+
+
+def test_contradictions_seat_and_flags():
+    tiles, sit = _ly1()
+    sit.discarder = "S"
+    assert any(p.where == "discarder" for p in contradictions(tiles, sit))
+    sit.discarder = None
+    assert any(p.where == "discarder" for p in contradictions(tiles, sit))
+    tiles, sit = _ly1()
+    sit.after_kong = True
+    assert any("流泪" in p.text for p in contradictions(tiles, sit))
+    sit.loser_melds["W"] = [("kong", ["9m"] * 4)]
+    assert contradictions(tiles, sit) == []
+    tiles, sit = _ly1()
+    sit.first_draw = True
+    assert any("地胡" in p.text for p in contradictions(tiles, sit))
+
+
+def test_contradiction_robbed_kong_asks_for_the_pong():
+    tiles, sit = _ly1()
+    sit.win_by, sit.discarder = "robbed_kong", "N"
+    problems = contradictions(tiles, sit)
+    assert any("碰4p" in p.text for p in problems)
+    sit.loser_melds["N"] = [("pong", ["4p"] * 3)]
+    assert contradictions(tiles, sit) == []
+
+
+def test_contradiction_tiles():
+    tiles, sit = _ly1()
+    tiles.concealed[0] = "E"
+    assert any("without winds" in p.text for p in contradictions(tiles, sit))
+    sit.preset = "liaoyang-online"
+    assert not any("without winds" in p.text for p in contradictions(tiles, sit))
+    tiles, sit = _ly1()
+    tiles.concealed[:5] = ["5s"] * 5
+    assert any("only 4 of each" in p.text for p in contradictions(tiles, sit))
+    tiles, sit = _ly1()
+    tiles.concealed[0] = "back"
+    assert any("背面" in p.text for p in contradictions(tiles, sit))
+    tiles, sit = _ly1()
+    sit.indicator = "6p"  # 混 = 7p, which is inside the winner's 碰
+    assert any("混" in p.text and "碰" in p.text for p in contradictions(tiles, sit))
+    tiles, sit = _ly1()
+    sit.indicator, tiles.winning = None, None
+    assert {p.where for p in contradictions(tiles, sit)} >= {"indicator", "winning"}
+
+
+def test_small_helpers():
+    assert tile_name("5m") == "五万" and tile_name("P") == "白" and tile_name("back") == "背面"
+    assert meld_kind_for(["3m", "5m", "4m"]) == "chi"
+    assert meld_kind_for(["C", "C", "C"]) == "pong"
+    assert meld_kind_for(["back", "C", "C", "back"]) == "concealed_kong"
+    assert meld_kind_for(["1m", "5m", "4m"]) is None
+
+
+def test_the_hun_in_the_checks_follows_the_presets_wind_cycle():
+    """The 混 the checks name is the engine's: 鞍山 may cycle the winds 东西南北; other presets never do."""
+    tiles = WinnerTiles(["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p"], [], "1p")
+    pong_w = [("pong", ["W", "W", "W"])]
+    for preset, cycle, hun_is_w in [
+        ("anshan", "东西南北", True),
+        ("anshan", "东南西北", False),
+        ("liaoyang-online", "东西南北", False),
+    ]:
+        sit = Situation(
+            preset=preset, options={"wind_cycle": cycle}, indicator="E", loser_melds={"S": pong_w}
+        )
+        found = any("西 is the 混" in p.text for p in contradictions(tiles, sit))
+        assert found == hun_is_w, (preset, cycle)
