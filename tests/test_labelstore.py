@@ -1,0 +1,173 @@
+"""vision.labelstore: saved photos form a valid YOLO dataset that vision.data reads; never overwritten."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from vision import data as vdata
+from vision.classes import CLASS_NAMES
+from vision.imageio import load_image
+from vision.labelstore import (
+    LabelBox,
+    content_hash,
+    ensure_dataset,
+    read_manifest,
+    safe_stem,
+    save_example,
+    split_for,
+)
+
+
+def _photo(seed: int = 0, h: int = 60, w: int = 80) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 255, (h, w, 3), dtype=np.uint8)
+
+
+BOXES = [LabelBox("5m", (10, 10, 20, 30)), LabelBox("C", (30, 5, 45, 25)), LabelBox("back", (50, 10, 70, 40))]
+
+
+def test_saved_photo_is_a_dataset_vision_data_reads(tmp_path: Path):
+    root = tmp_path / "labelled"
+    res = save_example(_photo(), BOXES, root, source_name="IMG_0001.HEIC", model_version="m1", changed=2)
+    assert not res.duplicate and res.image.is_file() and res.label.is_file()
+    assert res.image.parent == root.resolve() / "images" / res.split
+    assert res.label.parent == root.resolve() / "labels" / res.split
+    cfg = yaml.safe_load((root / "data.yaml").read_text())
+    assert [cfg["names"][i] for i in range(len(CLASS_NAMES))] == list(CLASS_NAMES)
+    assert cfg["train"] == "images/train" and cfg["val"] == "images/val" and "path" not in cfg
+    # the colleague's reader sees the photo in its split and the boxes in the right classes
+    imgs = vdata.split_images(root, res.split)
+    assert [p.resolve() for p in imgs] == [res.image]
+    boxes = vdata.read_labels(vdata.label_path_for(imgs[0]))
+    assert [CLASS_NAMES[b.cls] for b in boxes] == ["5m", "C", "back"]
+    x1, y1, x2, y2 = boxes[0].xyxy(80, 60)
+    assert (round(x1), round(y1), round(x2), round(y2)) == (10, 10, 20, 30)
+    rec = read_manifest(root)
+    assert len(rec) == 1
+    assert rec[0]["hash"] == res.hash and rec[0]["model_version"] == "m1" and rec[0]["changed"] == 2
+    assert rec[0]["saved_utc"].endswith("Z") and rec[0]["boxes"] == 3
+
+
+def test_same_photo_twice_is_stored_once_and_not_overwritten(tmp_path: Path):
+    root = tmp_path / "ds"
+    first = save_example(_photo(), BOXES, root, source_name="a.jpg")
+    before = first.label.read_bytes(), first.image.read_bytes(), first.image.stat().st_mtime_ns
+    again = save_example(_photo(), BOXES[:1], root, source_name="b.jpg")
+    assert again.duplicate and again.image == first.image
+    assert (first.label.read_bytes(), first.image.read_bytes(), first.image.stat().st_mtime_ns) == before
+    assert len(read_manifest(root)) == 1
+    other = save_example(_photo(1), BOXES, root)
+    assert not other.duplicate and len(read_manifest(root)) == 2
+    assert len(list(root.rglob("*.jpg"))) == 2
+    assert not list(root.rglob(".tmp-*"))
+
+
+def test_existing_file_is_never_replaced(tmp_path: Path):
+    """Even a foreign file squatting on the target name survives: the save fails loudly instead."""
+    root = tmp_path / "ds"
+    rgb = _photo(3)
+    digest = content_hash(rgb)
+    split = split_for(digest)
+    label = root / "labels" / split / f"photo_{digest[:16]}.txt"
+    label.parent.mkdir(parents=True)
+    label.write_text("keep me\n")
+    with pytest.raises(FileExistsError):
+        save_example(rgb, BOXES, root)
+    assert label.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["../../evil.jpg", "..", "/etc/passwd", "a/../../b.png", "..\\..\\x.jpg", "", None, "中文 名.jpg"]
+)
+def test_names_from_input_cannot_escape(tmp_path: Path, name):
+    root = tmp_path / "ds"
+    res = save_example(_photo(7), BOXES, root, source_name=name)
+    for p in (res.image, res.label):
+        assert root.resolve() in p.parents
+    assert {p.name for p in tmp_path.iterdir()} == {"ds"}
+    assert safe_stem(name) and "/" not in safe_stem(name) and ".." not in safe_stem(name)
+
+
+def test_split_is_deterministic_and_both_splits_occur():
+    digests = [content_hash(_photo(i, 8, 8)) for i in range(200)]
+    splits = [split_for(d) for d in digests]
+    assert splits == [split_for(d) for d in digests]
+    assert 10 < splits.count("val") < 70
+
+
+def test_boxes_are_saved_in_upright_coordinates(tmp_path: Path):
+    """A sideways phone JPEG (EXIF orientation 6): the saved image is upright and the boxes match it."""
+    upright = np.zeros((40, 30, 3), np.uint8)
+    upright[5:15, 20:28] = 255  # a white "tile" near the top right of the upright photo
+    stored = Image.fromarray(upright).rotate(90, expand=True)  # what the camera wrote (landscape)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    path = tmp_path / "phone.jpg"
+    stored.save(path, exif=exif, quality=100)
+    rgb = load_image(path)
+    assert rgb.shape[:2] == (40, 30)
+    ys, xs = np.nonzero(rgb[:, :, 0] > 128)
+    box = LabelBox("1s", (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1))
+    res = save_example(rgb, [box], tmp_path / "ds")
+    saved = np.asarray(Image.open(res.image))
+    assert saved.shape[:2] == (40, 30)
+    assert (Image.open(res.image).getexif().get(0x0112) or 1) == 1
+    b = vdata.read_labels(res.label)[0]
+    x1, y1, x2, y2 = b.xyxy(30, 40)
+    assert saved[int((y1 + y2) / 2), int((x1 + x2) / 2)].mean() > 200
+
+
+def test_bad_inputs(tmp_path: Path):
+    with pytest.raises(ValueError):
+        save_example(np.zeros((5, 5), np.uint8), BOXES, tmp_path)
+    with pytest.raises(ValueError, match="unknown tile class"):
+        save_example(_photo(), [LabelBox("9z", (1, 1, 5, 5))], tmp_path / "x")
+    # out-of-image and empty boxes are clipped or dropped, never written as invalid rows
+    res = save_example(
+        _photo(9), [LabelBox("1m", (-10, -10, 5, 5)), LabelBox("2m", (3, 3, 3.2, 9))], tmp_path / "y"
+    )
+    rows = res.label.read_text().split()
+    assert len(vdata.read_labels(res.label)) == 1 and all(0 <= float(v) <= 1 for v in rows[1:])
+
+
+def test_foreign_data_yaml_is_refused(tmp_path: Path):
+    root = tmp_path / "ds"
+    root.mkdir()
+    (root / "data.yaml").write_text("names: ['a', 'b']\n")
+    with pytest.raises(ValueError, match="class names differ"):
+        ensure_dataset(root)
+    assert (root / "data.yaml").read_text() == "names: ['a', 'b']\n"
+
+
+def test_manifest_survives_a_bad_line(tmp_path: Path):
+    root = tmp_path / "ds"
+    save_example(_photo(), BOXES, root)
+    with open(root / "manifest.jsonl", "a") as f:
+        f.write("{truncated\n")
+    save_example(_photo(2), BOXES, root)
+    assert len(read_manifest(root)) == 2
+    assert all(json.loads(json.dumps(r)) for r in read_manifest(root))
+
+
+def test_saved_jpeg_decodes(tmp_path: Path):
+    res = save_example(_photo(4), BOXES, tmp_path / "ds")
+    with Image.open(io.BytesIO(res.image.read_bytes())) as im:
+        assert im.size == (80, 60) and im.format == "JPEG"
+    assert oct(os.stat(res.image).st_mode)[-3:] == "644"
+
+
+def test_a_save_interrupted_after_its_label_is_completed(tmp_path: Path):
+    root = tmp_path / "ds"
+    first = save_example(_photo(5), BOXES, root)
+    label = first.label.read_bytes()
+    first.image.unlink()  # as if the process died between the label and the image
+    (root / "manifest.jsonl").unlink()
+    again = save_example(_photo(5), BOXES, root)
+    assert not again.duplicate and again.image.is_file() and again.label.read_bytes() == label

@@ -1,0 +1,175 @@
+"""vision.photo_state: a photo read into the page's state dict (boxes with roles, notes), the sample photo,
+and the boxes a player adds or types. No Streamlit and no model: a fake detector stands in."""
+
+from __future__ import annotations
+
+import io
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision import photo_state as ps
+from vision.detector_loader import Detector
+from vision.photo_state import (
+    box_right_of,
+    detection_box,
+    iou,
+    new_photo,
+    player_box,
+    read_photo,
+    sample_photo,
+    typed_hand,
+)
+
+SAMPLE = json.loads(ps.SAMPLE_JSON.read_text(encoding="utf-8"))
+
+
+def _det(cls: str, conf: float, xyxy: tuple, alternatives: list | None = None) -> SimpleNamespace:
+    """A detection as `vision.detect` returns it (only the attributes the page reads)."""
+    return SimpleNamespace(cls=cls, conf=conf, xyxy=xyxy, alternatives=alternatives or [])
+
+
+def _sample_dets(wrong_last: bool = False) -> list[SimpleNamespace]:
+    dets = [_det(t["cls"], 0.93, tuple(t["xyxy"])) for t in SAMPLE["tiles"]]
+    if wrong_last:
+        dets[-1] = _det("9s" if dets[-1].cls != "9s" else "8s", 0.55, dets[-1].xyxy, [("8s", 0.4)])
+    return dets
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_detection_box_is_a_plain_record_and_unknown_classes_are_backs():
+    b = detection_box(_det("5m", 0.8, (1, 2, 3, 4), [("6m", 0.1)]))
+    assert b["cls"] == b["model_cls"] == "5m" and b["role"] == "other" and not b["fixed"]
+    assert b["xyxy"] == [1.0, 2.0, 3.0, 4.0] and b["alternatives"] == [("6m", 0.1)]
+    assert b["options"][:2] == ["5m", "6m"] and b["origin"] == "model"
+    odd = detection_box(_det("joker", 0.5, (0, 0, 1, 1)), origin="sample")
+    assert odd["cls"] == "back" and odd["model_cls"] is None
+
+
+def test_player_box_is_sure_and_fixed():
+    b = player_box("C", "meld1", "typed")
+    assert b == {
+        "cls": "C",
+        "model_cls": None,
+        "conf": 1.0,
+        "xyxy": None,
+        "alternatives": [],
+        "options": b["options"],
+        "origin": "typed",
+        "role": "meld1",
+        "fixed": True,
+    }
+    assert b["options"][0] == "C"
+
+
+def test_box_right_of_is_one_tile_on_and_clipped_to_the_photo():
+    assert box_right_of([10, 5, 30, 35], None) == [31.0, 5, 51.0, 35]
+    rgb = np.zeros((40, 45, 3), np.uint8)
+    assert box_right_of([10, 5, 30, 35], rgb) == [31.0, 5, 45, 35]
+    assert box_right_of([10, 5, 50, 35], rgb)[0] == 44  # never off the right edge
+
+
+def test_typed_hand_adds_the_winning_tile_and_groups_the_melds():
+    boxes, winning, kinds = typed_hand("123m 456p 11s", "5s", "碰7p 暗杠中")
+    hand = [b["cls"] for b in boxes if b["role"] == "hand"]
+    assert hand == ["1m", "2m", "3m", "4p", "5p", "6p", "1s", "1s", "5s"] and boxes[winning]["cls"] == "5s"
+    assert [b["cls"] for b in boxes if b["role"] == "meld2"] == ["C"] * 4
+    assert kinds == {"meld1": "pong", "meld2": "concealed_kong"}
+    assert all(b["origin"] == "typed" and b["xyxy"] is None for b in boxes)
+    boxes, winning, _ = typed_hand("1m 1m 2m", "1m", "")
+    assert winning == 1 and len(boxes) == 3  # already standing: the last copy is the one won on
+    for conc, win, melds in [("1m", "", ""), ("1m", "1m2m", ""), ("x", "1m", ""), ("1m", "1m", "碰")]:
+        with pytest.raises(ValueError):
+            typed_hand(conc, win, melds)
+
+
+def test_iou():
+    assert iou([0, 0, 10, 10], [0, 0, 10, 10]) == 1.0
+    assert iou([0, 0, 10, 10], [20, 20, 30, 30]) == 0.0
+    assert iou([0, 0, 10, 10], [5, 0, 15, 10]) == pytest.approx(1 / 3)
+    assert iou([0, 0, 0, 0], [0, 0, 0, 0]) == 0.0
+
+
+def test_new_photo_is_empty():
+    p = new_photo("abc", "x.jpg")
+    assert p["key"] == "abc" and p["name"] == "x.jpg" and p["boxes"] == [] and p["notes"] == []
+    assert p["rgb"] is None and p["error"] is None and p["meld_kinds"] == {} and p["kong_faces"] == {}
+
+
+def test_read_photo_detects_and_proposes_roles_once():
+    data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
+    calls = []
+
+    def run(rgb):
+        calls.append(rgb.shape)
+        return _sample_dets()
+
+    photo = read_photo(data, "hand.jpg", Detector(run, "fake-1"))
+    assert len(calls) == 1 and photo["error"] is None and photo["notes"] == []
+    assert photo["model_version"] == "fake-1" and photo["seconds"] >= 0
+    assert len(photo["boxes"]) == len(SAMPLE["tiles"])
+    assert all(b["role"] == "hand" for b in photo["boxes"])
+    assert photo["boxes"][photo["winning"]]["role"] == "hand"
+    # no detector: decoded, nothing read
+    bare = read_photo(data, "hand.jpg", None)
+    assert bare["rgb"] is not None and bare["boxes"] == [] and bare["model_version"] is None
+
+
+def test_read_photo_explains_a_bad_file_a_blank_photo_and_a_failing_reader():
+    bad = read_photo(b"not an image at all", "notes.txt", Detector(lambda rgb: [], "x"))
+    assert bad["rgb"] is None and bad["error"].startswith("This file cannot be used as a photo")
+    blank = read_photo(_png(np.full((60, 80, 3), 128, np.uint8)), "blank.png", Detector(lambda rgb: [], "x"))
+    assert blank["boxes"] == [] and "No tiles were found" in blank["notes"][0]
+
+    def broken(rgb):
+        raise RuntimeError("boom")
+
+    failed = read_photo(_png(np.full((60, 80, 3), 128, np.uint8)), "b.png", Detector(broken, "x"))
+    assert "The tile reader failed on this photo (RuntimeError)" in failed["notes"][0]
+    assert failed["model_version"] is None
+
+
+def test_a_layout_that_cannot_be_proposed_puts_every_tile_in_the_hand(monkeypatch):
+    import vision.hand
+
+    def no_layout(dets):
+        raise ValueError("no rows")
+
+    monkeypatch.setattr(vision.hand, "read_layout", no_layout)
+    data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
+    photo = read_photo(data, "hand.jpg", Detector(lambda rgb: _sample_dets(), "x"))
+    assert all(b["role"] == "hand" for b in photo["boxes"])
+    assert "The hand layout could not be proposed (ValueError)" in photo["notes"][0]
+
+
+def test_sample_photo_without_a_model_shows_the_checked_tiles():
+    photo = sample_photo(None)
+    assert photo["sample"] == SAMPLE and photo["notes"] == [
+        "Sample photo: shown with its checked tiles (no model installed to read it)."
+    ]
+    assert [b["cls"] for b in photo["boxes"]] == [t["cls"] for t in SAMPLE["tiles"]]
+    assert all(b["origin"] == "sample" and b["role"] == "hand" for b in photo["boxes"])
+    assert photo["winning"] == SAMPLE.get("winning_index") and photo["model_reading"] is None
+
+
+def test_sample_photo_read_right_wrong_or_not_at_all():
+    right = sample_photo(Detector(lambda rgb: _sample_dets(), "fake"))
+    assert right["notes"] == ["Sample photo: read by the detector, no corrections needed."]
+    assert all(b["origin"] == "model" for b in right["boxes"])
+    wrong = sample_photo(Detector(lambda rgb: _sample_dets(wrong_last=True), "fake"))
+    n = len(SAMPLE["tiles"])
+    assert f"the detector read {n} tiles, 1 of the {n} differently" in wrong["notes"][0]
+    assert len(wrong["model_reading"]) == n and all(b["origin"] == "sample" for b in wrong["boxes"])
+    assert [b["cls"] for b in wrong["boxes"]] == [t["cls"] for t in SAMPLE["tiles"]]
+    none = sample_photo(Detector(lambda rgb: [], "fake"))
+    assert none["notes"] == [
+        "Sample photo: the detector found no tiles in it; the page shows the checked tiles."
+    ]

@@ -1,0 +1,123 @@
+"""End-to-end detection with the shipped model on committed fixture photos (see fixtures README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.classes import CLASS_NAMES
+from vision.data import read_labels
+from vision.detect import DEFAULT_MODEL, Detection, detect, load_model
+from vision.evaluate import iou_matrix
+
+FIXTURES = Path(__file__).parent / "fixtures" / "vision"
+REPO = Path(__file__).resolve().parent.parent
+#: Minimum tiles read right (IoU >= 0.5, right class) per fixture at the shipped operating point.
+MIN_RIGHT = {"tiles_grid": 12, "hand_rack": 10}
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model in models/")
+
+
+def _truth(name: str) -> tuple[np.ndarray, list[str]]:
+    boxes = read_labels(FIXTURES / f"{name}.txt")
+    return np.array([b.xyxy(640, 640) for b in boxes]), [CLASS_NAMES[b.cls] for b in boxes]
+
+
+def _right(dets: list[dict], name: str) -> int:
+    """Ground-truth tiles found with the right class (greedy one-to-one, IoU >= 0.5)."""
+    gt, gt_cls = _truth(name)
+    if not dets:
+        return 0
+    ious = iou_matrix(np.array([d["xyxy"] for d in dets]), gt)
+    used: set[int] = set()
+    right = 0
+    for i, d in enumerate(dets):
+        for j in np.argsort(-ious[i]):
+            if ious[i, j] < 0.5:
+                break
+            if j not in used and gt_cls[j] == d["cls"]:
+                used.add(int(j))
+                right += 1
+                break
+    return right
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "vision", "detect", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_cli_reads_fixture_photos_and_reports_bad_files(tmp_path):
+    bad = tmp_path / "broken.jpg"
+    bad.write_text("not a photo")
+    proc = _cli(str(FIXTURES / "tiles_grid.jpg"), str(bad), str(FIXTURES / "hand_rack.jpg"), "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    err_lines = proc.stderr.strip().splitlines()
+    assert len(err_lines) == 1 and "broken.jpg" in err_lines[0]
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [Path(r["image"]).stem for r in records] == ["tiles_grid", "hand_rack"]
+    for rec in records:
+        name = Path(rec["image"]).stem
+        assert (rec["width"], rec["height"]) == (640, 640)
+        for d in rec["detections"]:
+            assert d["cls"] in CLASS_NAMES and 0 < d["conf"] <= 1
+            x1, y1, x2, y2 = d["xyxy"]
+            assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
+        right = _right(rec["detections"], name)
+        assert right >= MIN_RIGHT[name], f"{name}: only {right} tiles right"
+
+
+def test_cli_folder_and_missing_model(tmp_path):
+    proc = _cli(str(FIXTURES), "--json", "--conf", "0.5")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 2
+    proc = _cli(str(FIXTURES / "tiles_grid.jpg"), "--model", str(tmp_path / "none.json"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "model" in proc.stderr
+
+
+def test_api_alternatives_and_low_conf():
+    model = load_model()
+    assert load_model() is model  # cached
+    dets = detect(FIXTURES / "tiles_grid.jpg")
+    low = detect(FIXTURES / "tiles_grid.jpg", conf=0.01)
+    assert len(low) >= len(dets) > 0
+    assert min(d.conf for d in low) < model.conf or len(low) == len(dets)
+    for d in low:
+        assert isinstance(d, Detection)
+        assert d.conf >= 0.01
+        alt = d.alternatives
+        assert len(alt) <= 5
+        assert all(c != d.cls and c in CLASS_NAMES for c, _ in alt)
+        scores = [d.conf] + [p for _, p in alt]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_exif_rotated_photo_gives_upright_boxes(tmp_path):
+    upright = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    stored = np.rot90(upright, k=1)  # stored turned 90 degrees counter-clockwise ...
+    exif = Image.Exif()
+    exif[0x0112] = 6  # ... so viewers turn it 90 degrees clockwise
+    path = tmp_path / "sideways.jpg"
+    Image.fromarray(stored).save(path, quality=95, exif=exif.tobytes())
+    a = detect(upright)
+    b = detect(path)
+    assert len(b) >= len(a) - 1
+    ious = iou_matrix(np.array([d.xyxy for d in a]), np.array([d.xyxy for d in b]))
+    assert (ious.max(axis=1) > 0.7).mean() > 0.9
+
+
+def test_array_input_validation():
+    with pytest.raises(ValueError):
+        detect(np.zeros((10, 10), np.uint8))

@@ -1,0 +1,131 @@
+"""Image loading: upright orientation, HEIC, and one typed error for every kind of bad file."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.imageio import MAX_PIXELS, ImageLoadError, image_size, load_image
+
+
+def _marked(width: int = 40, height: int = 20) -> Image.Image:
+    """A black image with a white block in the top-left corner, to check orientation."""
+    a = np.zeros((height, width, 3), np.uint8)
+    a[:5, :10] = 255
+    return Image.fromarray(a)
+
+
+def _png_header_only(path: Path, width: int, height: int) -> None:
+    """A PNG that declares width x height but holds no pixel data (a decompression-bomb header)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    data = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    for name, body in ((b"IDAT", zlib.compress(b"\x00" * 64)), (b"IEND", b"")):
+        data += struct.pack(">I", len(body)) + name + body + struct.pack(">I", zlib.crc32(name + body))
+    path.write_bytes(data)
+
+
+def test_jpeg_and_png_load_as_rgb(tmp_path):
+    im = _marked()
+    for name in ("a.jpg", "a.png"):
+        im.save(tmp_path / name)
+        arr = load_image(tmp_path / name)
+        assert arr.shape == (20, 40, 3) and arr.dtype == np.uint8
+        assert arr[1, 1].min() > 200 and arr[15, 35].max() < 50
+    bgr = load_image(tmp_path / "a.png", bgr=True)
+    assert bgr.flags["C_CONTIGUOUS"]
+
+
+def test_exif_orientation_is_applied(tmp_path):
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: viewers rotate 90 degrees clockwise
+    _marked().save(tmp_path / "rot.jpg", exif=exif.tobytes())
+    arr = load_image(tmp_path / "rot.jpg")
+    assert arr.shape[:2] == (40, 20)
+    assert arr[1, 17].min() > 200  # the top-left block is now top-right
+    assert image_size(tmp_path / "rot.jpg") == (20, 40)
+
+
+def test_heic(tmp_path):
+    pillow_heif = pytest.importorskip("pillow_heif")
+    pillow_heif.register_heif_opener()
+    path = tmp_path / "a.heic"
+    try:
+        Image.fromarray(np.full((64, 96, 3), 128, np.uint8)).save(path)
+    except Exception as exc:  # encoder not built into this libheif
+        pytest.skip(f"cannot encode HEIC here: {exc}")
+    arr = load_image(path)
+    assert arr.shape == (64, 96, 3)
+    assert abs(int(arr.mean()) - 128) < 10
+
+
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (lambda p: p.write_bytes(b""), "empty"),
+        (lambda p: p.write_text("this is not an image\n" * 10), "not an image"),
+        (lambda p: p.write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 10), ""),
+    ],
+)
+def test_bad_files_raise_typed_error(tmp_path, make, reason):
+    path = tmp_path / "bad.jpg"
+    make(path)
+    with pytest.raises(ImageLoadError) as err:
+        load_image(path)
+    assert str(path) in str(err.value) and reason in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_truncated_jpeg(tmp_path):
+    rng = np.random.default_rng(0)
+    Image.fromarray(rng.integers(0, 255, (200, 300, 3), dtype=np.uint8)).save(
+        tmp_path / "full.jpg", quality=90
+    )
+    data = (tmp_path / "full.jpg").read_bytes()
+    (tmp_path / "cut.jpg").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ImageLoadError, match="truncated"):
+        load_image(tmp_path / "cut.jpg")
+
+
+def test_huge_header_refused_before_decoding(tmp_path):
+    path = tmp_path / "bomb.png"
+    _png_header_only(path, 10_000, 6_000)  # 60 MP
+    assert path.stat().st_size < 100
+    with pytest.raises(ImageLoadError, match="too large"):
+        load_image(path)
+    with pytest.raises(ImageLoadError, match="too large"):
+        image_size(path)
+    assert MAX_PIXELS < 10_000 * 6_000
+
+
+def test_giant_header_beyond_pillow_limit(tmp_path):
+    path = tmp_path / "giant.png"
+    _png_header_only(path, 60_000, 60_000)  # 3.6 GP: Pillow's own bomb guard fires first
+    with pytest.raises(ImageLoadError, match="too large"):
+        load_image(path)
+
+
+def test_missing_and_directory(tmp_path):
+    with pytest.raises(ImageLoadError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageLoadError, match="directory"):
+        load_image(tmp_path)
+
+
+def test_not_an_image_after_ultralytics_patched_pillow(tmp_path, capsys):
+    """ultralytics monkey-patches Image.open to pip-install a HEIF plugin on unknown files; our
+    loader must still give the typed error, offline, and print nothing."""
+    import ultralytics  # noqa: F401
+
+    import vision._env  # noqa: F401
+
+    path = tmp_path / "junk.heic"
+    path.write_bytes(b"\x00\x01garbage" * 20)
+    with pytest.raises(ImageLoadError, match="not an image"):
+        load_image(path)
+    assert capsys.readouterr().out == ""

@@ -1,0 +1,163 @@
+"""Command line: `python -m vision {detect,train,evaluate,synth}`.
+
+Errors are reported as one clear line on stderr, never a traceback: the CLI is used by people
+checking photos and by scripts that read its JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from vision import _env  # noqa: F401  (offline ultralytics settings before anything imports it)
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr, flush=True)
+
+
+def _expand(paths: list[str]) -> Iterator[Path]:
+    """Files as given (whatever their suffix); folders give their image files, sorted, recursively."""
+    for p in map(Path, paths):
+        if p.is_dir():
+            yield from sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+        else:
+            yield p
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    """One JSON line (or readable line) per image; bad files are reported and skipped."""
+    from vision.detect import detect, load_model
+    from vision.imageio import ImageLoadError, load_image
+
+    try:
+        model = load_model(args.model)
+    except Exception as exc:  # noqa: BLE001 - the CLI must end with a line, not a traceback
+        _err(f"cannot load model {args.model or '(shipped)'}: {exc}")
+        return 2
+    failed = 0
+    for path in _expand(args.paths):
+        try:
+            rgb = load_image(path)
+            dets = detect(rgb, conf=args.conf, model=model)
+        except ImageLoadError as exc:
+            _err(str(exc))
+            failed += 1
+            continue
+        except Exception as exc:  # noqa: BLE001
+            _err(f"{path}: detection failed: {type(exc).__name__}: {exc}")
+            failed += 1
+            continue
+        h, w = rgb.shape[:2]
+        if args.json:
+            record = {"image": str(path), "width": w, "height": h, "detections": [d.to_json() for d in dets]}
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        else:
+            tiles = " ".join(d.cls for d in dets)
+            print(f"{path} ({w}x{h}): {len(dets)} tiles: {tiles}", flush=True)
+    return 1 if failed else 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Print the evaluation report of a model on a labelled set."""
+    from vision.detect import load_model
+    from vision.evaluate import evaluate, format_report, report_json
+
+    if not Path(args.data).exists():
+        _err(f"no such dataset: {args.data}")
+        return 2
+    try:
+        model = load_model(args.model)
+        rep = evaluate(Path(args.data), model, conf=args.conf, split=args.split)
+    except Exception as exc:  # noqa: BLE001
+        _err(f"evaluation failed: {type(exc).__name__}: {exc}")
+        return 1
+    print(report_json(rep) if args.json else format_report(rep))
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train (and optionally ship) the model; see vision.train and models/MODEL_CARD.md."""
+    from vision.train import run
+
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        _err("interrupted; continue with --resume")
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        _err(f"training failed: {type(exc).__name__}: {exc}")
+        return 1
+
+
+def cmd_synth(argv: list[str]) -> int:
+    """Forward to the synthetic scene generator (vision.synth.cli.main), imported lazily."""
+    try:
+        from vision.synth.cli import main as synth_main
+    except ImportError as exc:
+        _err(f"the synthetic scene generator is not available (vision.synth.cli: {exc})")
+        return 2
+    try:
+        return int(synth_main(argv) or 0)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        _err(f"synthetic generation failed: {type(exc).__name__}: {exc}")
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (without `synth`, whose arguments belong to the generator)."""
+    parser = argparse.ArgumentParser(prog="python -m vision", description="Mahjong tile vision tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("detect", help="read the tiles in photos")
+    d.add_argument("paths", nargs="+", help="image files or folders")
+    d.add_argument("--conf", type=float, default=None, help="confidence threshold (default: model's)")
+    d.add_argument("--model", default=None, help="model.json or YOLO .pt (default: shipped model)")
+    d.add_argument("--json", action="store_true", help="one JSON line per image")
+
+    e = sub.add_parser("evaluate", help="measure a model on a labelled set")
+    e.add_argument("--data", required=True, help="data.yaml or dataset folder")
+    e.add_argument("--model", default=None)
+    e.add_argument("--conf", type=float, default=None, help="operating point (default: model's)")
+    e.add_argument("--split", default="val")
+    e.add_argument("--json", action="store_true")
+
+    t = sub.add_parser("train", help="train the tile model (defaults reproduce the shipped one)")
+    t.add_argument("--stage", choices=["all", "detector", "classifier", "ship"], default="all")
+    t.add_argument("--arch", choices=["two-stage", "single"], default="two-stage")
+    t.add_argument("--name", default="shipped", help="run folder under runs/train/")
+    t.add_argument("--imgsz", type=int, default=384, help="detector input size")
+    t.add_argument("--det-epochs", type=int, default=30)
+    t.add_argument("--det-hours", type=float, default=None, help="wall-time cap for the detector")
+    t.add_argument("--det-init", default=None, help="start the detector from these weights")
+    t.add_argument("--cls-epochs", type=int, default=12)
+    t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
+    t.add_argument("--synth-n", type=int, default=400, help="scenes to generate if none exist yet")
+    t.add_argument("--conf", type=float, default=None, help="operating point to ship (default: chosen)")
+    t.add_argument("--ship", action="store_true", help="copy the result into models/")
+    t.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "synth":
+        return cmd_synth(argv[1:])
+    args = build_parser().parse_args(argv)
+    handlers = {"detect": cmd_detect, "evaluate": cmd_evaluate, "train": cmd_train}
+    return handlers[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""Process environment for ultralytics: set before it is first imported.
+
+Ultralytics reads `YOLO_OFFLINE` and `YOLO_CONFIG_DIR` at import time; without them it writes settings
+under the user's home and may try to download fonts or weights. Every vision module that touches
+ultralytics imports this module first, so the whole package stays offline and writes only to
+`<repo>/.cache/ultralytics` (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CACHE_DIR = REPO_ROOT / ".cache"
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+os.environ.setdefault("YOLO_CONFIG_DIR", str(CACHE_DIR / "ultralytics"))
+Path(os.environ["YOLO_CONFIG_DIR"]).mkdir(parents=True, exist_ok=True)

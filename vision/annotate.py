@@ -1,0 +1,162 @@
+"""What the player looks at while checking a reading: the photo with numbered boxes, tile crops, names.
+
+Why a module: the page must redraw on every correction, so drawing works on a display-sized copy
+(a 12 MP photo is scaled once, boxes are scaled with it) and stays fast; and the picker's order
+(the model's next guesses first) and the "unsure" rule are decisions worth a test. Labels drawn on
+the photo use the ASCII codes (`5m`, `C`) because no CJK font can be assumed on the machine; the
+page shows the Chinese names (一万 … 九条, 东 南 西 北 中 发 白) next to each number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.classes import BACK, CLASS_NAMES, display_name
+
+#: A tile is "unsure" (highlighted, and asked about first) below this confidence …
+UNSURE_CONF = 0.6
+#: … or when the model's next guess is at least this close to its first.
+UNSURE_RATIO = 0.5
+
+COLOURS = {
+    "sure": (46, 160, 67),
+    "unsure": (255, 140, 0),
+    "added": (30, 120, 230),
+    "ignored": (150, 150, 150),
+    "selected": (220, 30, 60),
+}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One box to draw: its number on the page, its label, and how to colour it."""
+
+    number: int
+    xyxy: tuple[float, float, float, float]
+    label: str
+    style: str = "sure"  # sure | unsure | added | ignored | selected
+
+
+def is_unsure(conf: float, alternatives: Sequence[tuple[str, float]] = ()) -> bool:
+    """Low confidence, or a runner-up close behind: worth the player's glance."""
+    if conf < UNSURE_CONF:
+        return True
+    return bool(alternatives) and alternatives[0][1] >= UNSURE_RATIO * conf
+
+
+def face_label(code: str) -> str:
+    """`五万 · 5m` for pickers: the name a player reads, with the code the photo labels show."""
+    return f"{display_name(code)} · {code}"
+
+
+def picker_options(current: str, alternatives: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """All 35 classes for a tile's picker: the current reading, the model's next guesses, then the rest
+    in the fixed order (万 饼 条 东南西北 中发白, 背面 last)."""
+    out: list[str] = []
+    for c in [current, *(a for a, _ in alternatives), *CLASS_NAMES]:
+        if c in CLASS_NAMES and c not in out:
+            out.append(c)
+    return out
+
+
+def display_scale(width: int, height: int, max_side: int) -> float:
+    """Factor from photo pixels to display pixels (never enlarges)."""
+    return min(1.0, max_side / max(width, height, 1))
+
+
+@lru_cache(maxsize=8)
+def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError):  # pragma: no cover - Pillow without FreeType
+        return ImageFont.load_default()
+
+
+def shrink(rgb: np.ndarray, max_side: int) -> np.ndarray:
+    """A display copy of the photo (area-averaged when shrinking)."""
+    h, w = rgb.shape[:2]
+    s = display_scale(w, h, max_side)
+    if s >= 1.0:
+        return rgb
+    im = Image.fromarray(rgb).resize((max(1, round(w * s)), max(1, round(h * s))), Image.Resampling.BOX)
+    return np.asarray(im)
+
+
+def draw_marks(display: np.ndarray, marks: Sequence[Mark], scale: float) -> np.ndarray:
+    """Draw numbered boxes on a display copy; `scale` maps photo pixels to it. Returns a new array."""
+    im = Image.fromarray(display).convert("RGB")
+    draw = ImageDraw.Draw(im)
+    h, w = display.shape[:2]
+    line = max(2, round(max(w, h) / 400))
+    font = _font(max(11, round(max(w, h) / 55)))
+    for m in marks:
+        x1, y1, x2, y2 = (v * scale for v in m.xyxy)
+        colour = COLOURS.get(m.style, COLOURS["sure"])
+        width = line * 2 if m.style in ("unsure", "selected") else line
+        draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
+        text = f"{m.number}:{m.label}" if m.label else str(m.number)
+        tb = draw.textbbox((0, 0), text, font=font)
+        tw, th = tb[2] - tb[0], tb[3] - tb[1]
+        ty = y1 - th - 2 * line if y1 - th - 2 * line >= 0 else y2 + line
+        tx = min(max(0, x1), max(0, w - tw - 2 * line))
+        draw.rectangle((tx, ty, tx + tw + 2 * line, ty + th + 2 * line), fill=colour)
+        draw.text((tx + line - tb[0], ty + line - tb[1]), text, fill=(255, 255, 255), font=font)
+    return np.asarray(im)
+
+
+def annotate(rgb: np.ndarray, marks: Sequence[Mark], max_side: int = 1280) -> np.ndarray:
+    """The photo scaled for display with every mark drawn on it."""
+    h, w = rgb.shape[:2]
+    return draw_marks(shrink(rgb, max_side), marks, display_scale(w, h, max_side))
+
+
+def tile_crop(rgb: np.ndarray, xyxy: Sequence[float], height: int = 72, margin: float = 0.06) -> np.ndarray:
+    """A small picture of one tile cut from the photo (shown beside its picker), `height` px tall."""
+    h, w = rgb.shape[:2]
+    x1, y1, x2, y2 = (float(v) for v in xyxy)
+    bw, bh = x2 - x1, y2 - y1
+    xa, xb = int(max(0, x1 - margin * bw)), int(min(w, x2 + margin * bw))
+    ya, yb = int(max(0, y1 - margin * bh)), int(min(h, y2 + margin * bh))
+    if xb - xa < 2 or yb - ya < 2:
+        return np.full((height, max(1, height * 3 // 4), 3), 230, np.uint8)
+    crop = Image.fromarray(np.ascontiguousarray(rgb[ya:yb, xa:xb]))
+    new_w = max(1, round(crop.width * height / crop.height))
+    return np.asarray(crop.resize((new_w, height), Image.Resampling.BOX))
+
+
+def marks_for(
+    boxes: Sequence[dict],
+    selected: int | None = None,
+) -> list[Mark]:
+    """Marks for the page's box records (dicts with cls, conf, xyxy, alternatives, origin, role).
+
+    Numbers are 1-based positions in the list, which is how the page names tiles ("tile 7").
+    """
+    out = []
+    for i, b in enumerate(boxes):
+        if b.get("xyxy") is None:
+            continue
+        if i == selected:
+            style = "selected"
+        elif b.get("role") == "ignore":
+            style = "ignored"
+        elif b.get("origin") == "added":
+            style = "added"
+        elif (
+            b.get("origin") == "model"
+            and not b.get("fixed")
+            and is_unsure(b.get("conf", 1.0), b.get("alternatives", ()))
+        ):
+            style = "unsure"
+        else:
+            style = "sure"
+        label = "" if b["cls"] == BACK else b["cls"]
+        if b["cls"] == BACK:
+            label = "back"
+        out.append(Mark(i + 1, tuple(b["xyxy"]), label, style))
+    return out

@@ -1,0 +1,234 @@
+"""Assemble training data into a writable Ultralytics dataset outside the tracked tree.
+
+Why: the shared real set is read-only (ultralytics cannot write its label cache there), synthetic
+scenes and the app's saved labels live elsewhere, and the two-stage model needs the same photos
+relabelled as one class ("tile"). So every source is linked (never copied) image by image into
+`.cache/datasets/<name>/{train,val}/images` with rewritten label files beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from vision._env import CACHE_DIR, REPO_ROOT
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
+REAL_DATASET = Path(
+    os.environ.get("VISION_REAL_DATA", str(REPO_ROOT.parent / "shared" / "datasets" / "chinese-mahjong-v4"))
+)
+LABELLED_DATASET = REPO_ROOT / "datasets" / "labelled"
+SYNTH_DIR = CACHE_DIR / "synth"
+DATASETS_DIR = CACHE_DIR / "datasets"
+
+#: Label modes: all 35 classes, or every tile (face or back) as the single class "tile".
+FACES = "faces"
+TILES = "tiles"
+
+
+@dataclass(frozen=True)
+class Box:
+    """One labelled box in normalised YOLO form (centre x, centre y, width, height in 0..1)."""
+
+    cls: int
+    cx: float
+    cy: float
+    w: float
+    h: float
+
+    def xyxy(self, width: int, height: int) -> tuple[float, float, float, float]:
+        """Corners in pixels of an image of the given size."""
+        return (
+            (self.cx - self.w / 2) * width,
+            (self.cy - self.h / 2) * height,
+            (self.cx + self.w / 2) * width,
+            (self.cy + self.h / 2) * height,
+        )
+
+
+def read_labels(path: Path) -> list[Box]:
+    """Read a YOLO label file; polygon rows (segment exports) become their bounding box.
+
+    A missing file means "no objects" (ultralytics' convention for negatives).
+    """
+    boxes: list[Box] = []
+    if not path.is_file():
+        return boxes
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        cls = int(float(parts[0]))
+        vals = [float(v) for v in parts[1:]]
+        if len(vals) == 4:
+            cx, cy, w, h = vals
+        elif len(vals) >= 6 and len(vals) % 2 == 0:
+            xs, ys = vals[0::2], vals[1::2]
+            cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+            w, h = max(xs) - min(xs), max(ys) - min(ys)
+        else:
+            raise ValueError(f"{path}: malformed label row {line!r}")
+        if not 0 <= cls < NUM_CLASSES:
+            raise ValueError(f"{path}: class {cls} outside 0..{NUM_CLASSES - 1}")
+        boxes.append(Box(cls, cx, cy, w, h))
+    return boxes
+
+
+def label_path_for(image: Path) -> Path:
+    """Ultralytics' rule: the label of `.../images/x.jpg` is `.../labels/x.txt`."""
+    parts = list(image.parts)
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i] == "images":
+            parts[i] = "labels"
+            break
+    return Path(*parts).with_suffix(".txt")
+
+
+def _list_images(entry: str | list[str], root: Path) -> list[Path]:
+    entries = entry if isinstance(entry, list) else [entry]
+    images: list[Path] = []
+    for e in entries:
+        p = Path(e)
+        p = p if p.is_absolute() else root / p
+        if p.is_dir():
+            images += sorted(f for f in p.rglob("*") if f.suffix.lower() in IMAGE_SUFFIXES)
+        elif p.suffix == ".txt" and p.is_file():
+            for line in p.read_text().splitlines():
+                if line.strip():
+                    q = Path(line.strip())
+                    images.append(q if q.is_absolute() else (p.parent / q).resolve())
+    return images
+
+
+def split_images(source: Path, split: str) -> list[Path]:
+    """Images of one split ("train" or "val") of a dataset given as a data.yaml or its folder.
+
+    A folder without data.yaml but with `images/` counts as a one-split set (returned for "train").
+    Missing splits give an empty list, so optional sources (saved labels) may be absent or empty.
+    """
+    source = Path(source)
+    yaml_path = source if source.suffix in {".yaml", ".yml"} else source / "data.yaml"
+    if yaml_path.is_file():
+        cfg = yaml.safe_load(yaml_path.read_text()) or {}
+        root = Path(cfg.get("path") or yaml_path.parent)
+        root = root if root.is_absolute() else (yaml_path.parent / root)
+        if split not in cfg:
+            return []
+        return _list_images(cfg[split], root)
+    folder = source if source.is_dir() else source.parent
+    if split == "train" and (folder / "images").is_dir():
+        return _list_images("images", folder)
+    return []
+
+
+def _link(src: Path, dst: Path) -> None:
+    if dst.is_symlink() or dst.exists():
+        dst.unlink()
+    dst.symlink_to(src.resolve())
+
+
+def write_dataset(
+    out_dir: Path,
+    splits: dict[str, Iterable[tuple[str, Path]]],
+    mode: str = FACES,
+) -> Path:
+    """Write a linked Ultralytics dataset and return its data.yaml.
+
+    `splits` maps "train"/"val" to (prefix, image path) pairs; the prefix keeps names from different
+    sources apart. In TILES mode every class becomes 0 ("tile").
+    """
+    if mode not in (FACES, TILES):
+        raise ValueError(f"unknown mode {mode!r}")
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    for split, items in splits.items():
+        img_dir, lbl_dir = out_dir / split / "images", out_dir / split / "labels"
+        img_dir.mkdir(parents=True)
+        lbl_dir.mkdir(parents=True)
+        for prefix, image in items:
+            name = f"{prefix}_{image.name}"
+            _link(image, img_dir / name)
+            boxes = read_labels(label_path_for(image))
+            rows = [
+                f"{0 if mode == TILES else b.cls} {b.cx:.6f} {b.cy:.6f} {b.w:.6f} {b.h:.6f}" for b in boxes
+            ]
+            (lbl_dir / name).with_suffix(".txt").write_text("\n".join(rows) + ("\n" if rows else ""))
+    names = ["tile"] if mode == TILES else list(CLASS_NAMES)
+    cfg = {
+        "path": str(out_dir.resolve()),
+        "train": "train/images",
+        "val": "val/images",
+        "names": dict(enumerate(names)),
+    }
+    yaml_path = out_dir / "data.yaml"
+    yaml_path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
+    return yaml_path
+
+
+def default_sources(synth: Path | None = SYNTH_DIR, labelled: Path | None = LABELLED_DATASET) -> list[Path]:
+    """Training sources that exist: the real set, then synthetic scenes, then the app's saved labels."""
+    sources = [REAL_DATASET]
+    for extra in (synth, labelled):
+        if extra is not None and Path(extra).exists():
+            sources.append(Path(extra))
+    return sources
+
+
+def assemble(
+    name: str,
+    mode: str = FACES,
+    sources: list[Path] | None = None,
+    val_source: Path = REAL_DATASET,
+) -> Path:
+    """Assemble train (all sources' train splits) and val (the real set's val) into `.cache/datasets`."""
+    sources = default_sources() if sources is None else sources
+
+    def train_items() -> Iterator[tuple[str, Path]]:
+        for i, src in enumerate(sources):
+            for img in split_images(src, "train"):
+                yield f"s{i}", img
+
+    splits = {
+        "train": list(train_items()),
+        "val": [("v", img) for img in split_images(val_source, "val")],
+    }
+    return write_dataset(DATASETS_DIR / name, splits, mode)
+
+
+def extract_crops(
+    images: Iterable[Path], margin: float, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cut every labelled box of the given images into classifier crops.
+
+    Returns (crops uint8 N x H x W x 3, class ids int64 N, index of the source image int64 N); the
+    source index lets callers split by photo, never by crop (crops of one photo are correlated).
+    Unreadable images are skipped: one bad file in a folder of saved labels must not stop training.
+    """
+    from vision.detect import crop_tiles
+    from vision.imageio import ImageLoadError, load_image
+
+    crops, classes, owners = [], [], []
+    for idx, image in enumerate(images):
+        boxes = read_labels(label_path_for(image))
+        if not boxes:
+            continue
+        try:
+            rgb = load_image(image)
+        except ImageLoadError:
+            continue
+        h, w = rgb.shape[:2]
+        xyxy = np.array([b.xyxy(w, h) for b in boxes])
+        crops.append(crop_tiles(rgb, xyxy, margin=margin, size=size))
+        classes += [b.cls for b in boxes]
+        owners += [idx] * len(boxes)
+    if not crops:
+        return np.zeros((0, size[1], size[0], 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(crops), np.array(classes, np.int64), np.array(owners, np.int64)

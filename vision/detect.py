@@ -1,0 +1,242 @@
+"""Read every tile in a photo: detector boxes + per-tile class with the model's next guesses.
+
+The shipped model is two-stage (see models/MODEL_CARD.md for the measured comparison): a one-class
+YOLO detector finds tiles (face-up or face-down) on a 640-px-class view of the photo, then a small CNN
+reads each tile from a crop of the ORIGINAL photo, where a 12 MP phone photo gives a tile ~100+ px
+wide instead of ~20 px. The classifier's softmax provides `alternatives`, so the app can offer the
+model's next guesses first when a player corrects a tile.
+
+A plain ultralytics YOLO `.pt` with the 35 classes is also accepted (single-stage; used to compare
+architectures); it has no alternatives.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision import _env
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.imageio import load_image
+
+MODELS_DIR = _env.REPO_ROOT / "models"
+DEFAULT_MODEL = MODELS_DIR / "model.json"
+MAX_ALTERNATIVES = 5
+
+#: Classifier input: a tile crop turned upright-portrait and resized to CROP_W x CROP_H.
+CROP_W, CROP_H = 48, 64
+#: Crops include this fraction of the box size as context on every side.
+CROP_MARGIN = 0.08
+
+
+@dataclass
+class Detection:
+    """One tile: class name, confidence, box in pixels of the upright original image."""
+
+    cls: str
+    conf: float
+    xyxy: tuple[float, float, float, float]
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """JSON-ready dict in the CLI's schema."""
+        return {
+            "cls": self.cls,
+            "conf": round(self.conf, 4),
+            "xyxy": [round(v, 1) for v in self.xyxy],
+            "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
+        }
+
+
+class TileNet(nn.Module):
+    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits.
+
+    Deliberately small (~0.3 M parameters) so it trains in minutes on a laptop CPU and runs on a
+    whole hand in a few milliseconds; spatial layout is kept to the end (no global pooling)
+    because "how many bamboo sticks, where" is the class.
+    """
+
+    def __init__(self, num_classes: int = NUM_CLASSES, width: int = 24) -> None:
+        super().__init__()
+
+        def conv(cin: int, cout: int) -> list[nn.Module]:
+            return [
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            ]
+
+        w = width
+        self.features = nn.Sequential(
+            *conv(3, w),
+            nn.MaxPool2d(2),  # 32 x 24
+            *conv(w, 2 * w),
+            *conv(2 * w, 2 * w),
+            nn.MaxPool2d(2),  # 16 x 12
+            *conv(2 * w, 4 * w),
+            *conv(4 * w, 4 * w),
+            nn.MaxPool2d(2),  # 8 x 6
+            *conv(4 * w, 6 * w),
+            nn.MaxPool2d(2),  # 4 x 3
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(6 * w * 12, num_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: float N x 3 x CROP_H x CROP_W in 0..1."""
+        return self.head(self.features(x))
+
+
+def crop_tiles(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    margin: float = CROP_MARGIN,
+    size: tuple[int, int] = (CROP_W, CROP_H),
+) -> np.ndarray:
+    """Cut each box (x1,y1,x2,y2 pixels) from an RGB image as an upright-portrait crop of `size` (w, h).
+
+    Landscape boxes (tiles lying sideways) are turned 90 degrees so every crop is portrait; the
+    classifier is trained to read both 180-degree orientations and mirror images. Training cuts
+    its crops with this same function (with a wider margin, for augmentation room).
+    """
+    h, w = image.shape[:2]
+    out = np.zeros((len(boxes), size[1], size[0], 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(np.asarray(boxes, dtype=np.float64).reshape(-1, 4)):
+        bw, bh = x2 - x1, y2 - y1
+        xa, xb = int(max(0, np.floor(x1 - margin * bw))), int(min(w, np.ceil(x2 + margin * bw)))
+        ya, yb = int(max(0, np.floor(y1 - margin * bh))), int(min(h, np.ceil(y2 + margin * bh)))
+        if xb - xa < 2 or yb - ya < 2:
+            continue
+        crop = image[ya:yb, xa:xb]
+        if bw > bh:
+            crop = np.rot90(crop)
+        out[i] = cv2.resize(np.ascontiguousarray(crop), size, interpolation=cv2.INTER_AREA)
+    return out
+
+
+def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
+    """uint8 N x H x W x 3 -> float N x 3 x H x W in 0..1."""
+    return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+@dataclass
+class TileModel:
+    """A loaded model: detector (+ classifier for the two-stage kind) and its operating point."""
+
+    detector: object
+    classifier: TileNet | None
+    conf: float
+    det_imgsz: int
+    path: Path
+    meta: dict
+
+    @property
+    def two_stage(self) -> bool:
+        """True when faces are read by the crop classifier."""
+        return self.classifier is not None
+
+
+def _load_yolo(path: Path) -> object:
+    from ultralytics import YOLO  # imported late: heavy, and _env must run first
+
+    return YOLO(str(path), task="detect")
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str) -> TileModel:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"model file not found: {p}")
+    if p.suffix == ".json":
+        meta = json.loads(p.read_text())
+        detector = _load_yolo(p.parent / meta["detector"])
+        classifier = None
+        if meta.get("classifier"):
+            state = torch.load(p.parent / meta["classifier"], map_location="cpu", weights_only=True)
+            classifier = TileNet(width=int(meta.get("classifier_width", 24)))
+            classifier.load_state_dict({k: v.float() for k, v in state.items()})
+            classifier.eval()
+        return TileModel(detector, classifier, float(meta["conf"]), int(meta["det_imgsz"]), p, meta)
+    # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
+    side = p.with_suffix(".json")
+    meta = json.loads(side.read_text()) if side.is_file() else {}
+    detector = _load_yolo(p)
+    names = list(getattr(detector, "names", {}).values())
+    if names and names != list(CLASS_NAMES) and len(names) != 1:
+        raise ValueError(f"{p}: detector classes {names[:5]}... do not match vision.classes")
+    return TileModel(detector, None, float(meta.get("conf", 0.25)), int(meta.get("det_imgsz", 640)), p, meta)
+
+
+def load_model(path: str | Path | None = None) -> TileModel:
+    """Load (once per process, cached) the shipped model or the given model.json / YOLO .pt."""
+    return _load_cached(str(Path(path or DEFAULT_MODEL).resolve()))
+
+
+def _detector_view(image: np.ndarray, imgsz: int) -> tuple[np.ndarray, float]:
+    """Downscale with area averaging to the detector's size (ultralytics' bilinear resize aliases
+    badly on 12 MP photos); returns the BGR view and the scale from view to original pixels."""
+    h, w = image.shape[:2]
+    scale = max(h, w) / imgsz
+    if scale > 1:
+        view = cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA)
+    else:
+        view, scale = image, 1.0
+    return np.ascontiguousarray(view[:, :, ::-1]), scale
+
+
+def detect(
+    image: str | Path | np.ndarray,
+    conf: float | None = None,
+    model: TileModel | str | Path | None = None,
+) -> list[Detection]:
+    """Detect and read every tile in a photo.
+
+    `image` is a file path (loaded upright, see vision.imageio) or an upright RGB uint8 array.
+    `conf` defaults to the model's stored operating point; a low value (0.01) returns the
+    low-confidence candidates too, e.g. for evaluation curves. Boxes are in original pixels,
+    sorted left to right.
+    """
+    tm = model if isinstance(model, TileModel) else load_model(model)
+    threshold = tm.conf if conf is None else float(conf)
+    rgb = load_image(image) if isinstance(image, (str, Path)) else np.asarray(image)
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError("image array must be H x W x 3 uint8 RGB")
+    view, scale = _detector_view(rgb, tm.det_imgsz)
+    # The detector's own floor: a face needs det_conf * p_class >= threshold, so det_conf >= threshold.
+    result = tm.detector.predict(
+        view, imgsz=tm.det_imgsz, conf=max(threshold, 0.001), iou=0.6, verbose=False, device="cpu"
+    )[0]
+    boxes = result.boxes.xyxy.cpu().numpy().astype(np.float64) * scale
+    det_conf = result.boxes.conf.cpu().numpy().astype(np.float64)
+    det_cls = result.boxes.cls.cpu().numpy().astype(int)
+    if len(boxes) == 0:
+        return []
+    h, w = rgb.shape[:2]
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+    detections: list[Detection] = []
+    if tm.classifier is not None:
+        with torch.inference_mode():
+            probs = torch.softmax(tm.classifier(crops_to_tensor(crop_tiles(rgb, boxes))), 1).numpy()
+        for box, dc, p in zip(boxes, det_conf, probs, strict=True):
+            order = np.argsort(-p)[: MAX_ALTERNATIVES + 1]
+            scores = [(CLASS_NAMES[k], float(dc * p[k])) for k in order]
+            if scores[0][1] < threshold:
+                continue
+            detections.append(Detection(scores[0][0], scores[0][1], tuple(map(float, box)), scores[1:]))
+    else:
+        names = tm.detector.names
+        single = len(names) == 1
+        for box, dc, c in zip(boxes, det_conf, det_cls, strict=True):
+            if dc < threshold:
+                continue
+            name = "tile" if single else names[int(c)]
+            detections.append(Detection(name, float(dc), tuple(map(float, box)), []))
+    detections.sort(key=lambda d: (d.xyxy[0], d.xyxy[1]))
+    return detections

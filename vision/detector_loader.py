@@ -1,0 +1,64 @@
+"""The page's tile reader: a `Detector` loaded from a model file or a plugged-in function, with a version.
+
+Why this module exists: the page needs one callable `run(rgb) -> detections` and a version string that
+says which model read a photo (it goes into the training manifest of every saved example). Loading a
+model file, hashing it with its weights, and taming ultralytics' side effects on PIL are not layout,
+so they live here; app.py only caches the loaders per model file (st.cache_resource).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+
+class Detector:
+    """A loaded detector: `run(rgb)` → detections; `version` goes into the training manifest."""
+
+    def __init__(self, run: Callable[[np.ndarray], list], version: str) -> None:
+        self.run = run
+        self.version = version
+
+
+def keep_pil_open_offline() -> None:
+    """Undo the one side effect of importing ultralytics that reaches the page: it wraps PIL's Image.open
+    so that an unidentified file triggers a `pip install pi-heif` check (refused offline) and then
+    raises ModuleNotFoundError instead of "not an image". HEIC is already handled by pillow-heif
+    (vision.imageio), so mark ultralytics' lazy plugin as registered and its wrapper calls Pillow as is.
+    """
+    try:
+        from ultralytics.utils import patches
+    except ImportError:  # pragma: no cover - ultralytics is a dependency
+        return
+    patches._pil_plugins_registered = True
+
+
+def plugin_detector(plug: str) -> Detector:
+    """A detector from "module:function" (the function takes an RGB array and returns detections)."""
+    module, _, name = plug.partition(":")
+    return Detector(getattr(importlib.import_module(module), name), f"plugin:{plug}")
+
+
+def model_version(path: str | Path, meta: dict) -> str:
+    """`model.json@<12 hex>`: a hash of the model file and the weight files it names (`detector`,
+    `classifier`), so a retrained model gets a new version even when its file name stays."""
+    path = Path(path)
+    digest = hashlib.sha256(path.read_bytes())
+    for key in ("detector", "classifier"):
+        weights = meta.get(key)
+        if weights and (path.parent / weights).is_file():
+            digest.update((path.parent / weights).read_bytes())
+    return f"{path.name}@{digest.hexdigest()[:12]}"
+
+
+def model_detector(path: str) -> Detector:
+    """Load a model file (model.json or .pt) with `vision.detect`; raises whatever loading raises."""
+    from vision import detect as vdetect
+
+    model = vdetect.load_model(path)
+    keep_pil_open_offline()
+    return Detector(lambda rgb: vdetect.detect(rgb, model=model), model_version(path, model.meta))

@@ -1,0 +1,110 @@
+"""Where each tile of a photo belongs (its role) and the winner's tiles that the roles make.
+
+Why this module exists: the page keeps one plain dict per box (a detection, a typed or an added tile)
+and lets the player say where it belongs: the standing hand, meld K, the 混 indicator, not in the hand,
+or not a tile at all. Turning a proposed layout (`vision.hand.Layout`) into those roles, guessing the
+winning tile, and turning the roles back into `rules.situation.WinnerTiles` is logic about photo
+detections, so it lives in `vision/` and is unit-tested; app.py only draws the pickers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rules import tiles as T
+from rules.situation import WinnerTiles, meld_kind_for
+
+#: What a tile on the photo is, as the page lets the player say it.
+ROLES = ("hand", "meld1", "meld2", "meld3", "meld4", "indicator", "other", "delete")
+ROLE_ZH = {
+    "hand": "手牌 hand",
+    "meld1": "副露 1",
+    "meld2": "副露 2",
+    "meld3": "副露 3",
+    "meld4": "副露 4",
+    "indicator": "混指示牌 indicator",
+    "other": "不在手里 not in the hand",
+    "delete": "删除 not a tile",
+}
+
+
+def roles_from_layout(layout: object, n: int) -> tuple[list[str], int | None, dict[str, str]]:
+    """Roles for n boxes from a `vision.hand.Layout` (duck-typed): standing → hand, melds → meld k,
+    the lone winning tile → hand (and returned as the winning index), the indicator, the rest other.
+
+    Returns (roles, winning index or None, {meld role: kind})."""
+    roles = ["other"] * n
+    for i in getattr(layout, "standing", []):
+        roles[i] = "hand"
+    kinds: dict[str, str] = {}
+    for k, meld in enumerate(getattr(layout, "melds", [])[:4]):
+        for i in meld.tiles:
+            roles[i] = f"meld{k + 1}"
+        kinds[f"meld{k + 1}"] = meld.kind
+    winning = getattr(layout, "winning", None)
+    if winning is not None:
+        roles[winning] = "hand"
+    indicator = getattr(layout, "indicator", None)
+    if indicator is not None:
+        roles[indicator] = "indicator"
+    return roles, winning, kinds
+
+
+def default_winning(boxes: list[dict]) -> int | None:
+    """With no tile set apart, the winning tile is most often the last one of the standing row."""
+    hand = [i for i, b in enumerate(boxes) if b.get("role") == "hand"]
+    if not hand:
+        return None
+
+    def right_end(i: int) -> tuple[float, float]:
+        xy = boxes[i].get("xyxy")
+        return (float(xy[2]), i) if xy else (float("-inf"), i)
+
+    return max(hand, key=right_end)
+
+
+def meld_kind(faces: list[str], confirmed: str | None = None) -> str:
+    """A meld's kind: what the player confirmed, else what its faces look like, else 明杠 for four, 碰."""
+    return confirmed or meld_kind_for(faces) or ("kong" if len(faces) == 4 else "pong")
+
+
+def winner_tiles_from_boxes(
+    boxes: list[dict],
+    winning: int | None,
+    meld_kinds: Mapping[str, str],
+    kong_faces: Mapping[str, str] | None = None,
+) -> WinnerTiles:
+    """The winner's tiles from the page's tile list: role `hand` is concealed (winning tile included),
+    `meldK` tiles form meld K with the kind the player confirmed (or the kind its faces show).
+
+    A 暗杠 shows backs: its tile is the face shown on it, or (all four face down) `kong_faces[role]`.
+    The boxes keep `back` as their class, which is what the photo shows and what training must learn."""
+    concealed = [b["cls"] for b in boxes if b.get("role") == "hand"]
+    melds: list[tuple[str, list[str]]] = []
+    for k in range(1, 5):
+        role = f"meld{k}"
+        faces = [b["cls"] for b in boxes if b.get("role") == role]
+        if not faces:
+            continue
+        kind = meld_kind(faces, meld_kinds.get(role))
+        if kind == "concealed_kong":
+            shown = [f for f in faces if f != "back"] or [(kong_faces or {}).get(role, "back")]
+            faces = [shown[0]] * len(faces)
+        elif kind == "chi" and all(T.parse_code(f) is not None for f in faces):
+            faces = sorted(faces, key=lambda f: T.parse_code(f) or 0)  # 六七八, however they lie
+        melds.append((kind, faces))
+    win = None
+    if winning is not None and 0 <= winning < len(boxes) and boxes[winning].get("role") == "hand":
+        win = boxes[winning]["cls"]
+    return WinnerTiles(concealed, melds, win, winning_in_concealed=True)
+
+
+def changed_count(boxes: list[dict]) -> int:
+    """How many boxes the player changed: a fixed face, a deleted false box, an added tile."""
+    n = 0
+    for b in boxes:
+        if b.get("origin") == "added":
+            n += b.get("role") != "delete"
+        elif b.get("role") == "delete" or (b.get("model_cls") is not None and b["cls"] != b["model_cls"]):
+            n += 1
+    return n

@@ -1,0 +1,394 @@
+"""Train the shipped two-stage tile model (or the single-stage baseline) reproducibly on CPU.
+
+Stages:
+  detector    one-class ("tile") YOLOv8n from scratch on real + synthetic + saved-label photos;
+  classifier  TileNet on crops cut from the same photos' labelled boxes (35 classes incl. `back`);
+  ship        copy both into models/ with model.json (operating point, sizes).
+
+Everything is checkpointed (ultralytics last.pt, classifier last.pt every epoch), so a session that
+stops loses at most one epoch; `--resume` continues both. Seeds are fixed; on CPU with the same
+data and thread count the run is repeatable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision import _env, data
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.detect import CROP_H, CROP_MARGIN, CROP_W, MODELS_DIR, TileNet, crops_to_tensor
+
+RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
+#: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
+SRC_MARGIN = 0.2
+SRC_W, SRC_H = 60, 80
+
+
+def train_detector(
+    data_yaml: Path,
+    name: str,
+    imgsz: int = 384,
+    epochs: int = 40,
+    hours: float | None = None,
+    seed: int = 0,
+    resume: bool = False,
+    weights: Path | None = None,
+    cfg: str = "yolov8n.yaml",
+    batch: int = 16,
+    workers: int = 0,
+    project: Path = RUNS_DIR,
+) -> Path:
+    """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
+
+    `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `weights`
+    starts from earlier weights (e.g. the architecture-comparison run) instead of random init.
+    plots=False keeps ultralytics from fetching a font; amp is off on CPU anyway.
+    """
+    from ultralytics import YOLO
+
+    run_dir = Path(project) / name
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.is_file():
+        YOLO(str(last)).train(resume=True, workers=workers, plots=False)
+    else:
+        model = YOLO(cfg)
+        if weights:
+            model.load(str(weights))
+        kwargs = {"time": hours} if hours else {}
+        model.train(
+            data=str(data_yaml),
+            imgsz=imgsz,
+            epochs=epochs,
+            batch=batch,
+            workers=workers,
+            device="cpu",
+            seed=seed,
+            deterministic=True,
+            plots=False,
+            amp=False,
+            val=False,  # validate once at the end only: a val pass costs as much as 1/4 epoch here
+            cache="ram",
+            patience=1000,
+            project=str(project),
+            name=name,
+            exist_ok=True,
+            **kwargs,
+        )
+    best = run_dir / "weights" / "best.pt"
+    return best if best.is_file() else last
+
+
+# ----------------------------------------------------------------------------------------------
+# Classifier
+
+
+@dataclass
+class CropSet:
+    """Training crops (wide margin, SRC size) with class ids."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+
+def load_crops(sources: list[Path], split: str = "train", cache: Path | None = None) -> CropSet:
+    """Crops of every labelled box in the sources' split, cached as .npz (cutting takes ~1 min)."""
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        return CropSet(z["x"], z["y"])
+    xs, ys = [], []
+    for src in sources:
+        x, y, _ = data.extract_crops(data.split_images(src, split), SRC_MARGIN, (SRC_W, SRC_H))
+        xs.append(x)
+        ys.append(y)
+    out = CropSet(np.concatenate(xs), np.concatenate(ys))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, x=out.x, y=out.y)
+    return out
+
+
+def classifier_crops(sources: list[Path], cache_dir: Path, seed: int, max_extra: int = 7000) -> CropSet:
+    """All real crops, plus at most `max_extra` crops from each further source (synthetic scenes hold
+    ~30 tiles each; most of their value is the face-down `back` class, absent from the real set, so
+    they are subsampled to keep epochs short on CPU)."""
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for i, src in enumerate(sources):
+        c = load_crops([src], "train", cache=cache_dir / f"crops_train_{i}.npz")
+        if i > 0 and len(c.y) > max_extra:
+            keep = np.sort(rng.choice(len(c.y), max_extra, replace=False))
+            c = CropSet(c.x[keep], c.y[keep])
+        xs.append(c.x)
+        ys.append(c.y)
+    return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
+    """Crops of the real val boxes exactly as inference cuts them (margin, size)."""
+    x, y, _ = data.extract_crops(data.split_images(source, "val"), CROP_MARGIN, (CROP_W, CROP_H))
+    return CropSet(x, y)
+
+
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Random geometry + colour on a batch of wide crops (N x 3 x SRC_H x SRC_W, 0..1) -> CROP size.
+
+    Mirror (the real train set holds flipped photos, so mirrored characters must read the same),
+    180-degree turns (tiles face the camera either way up), rare 90-degree turns (square-ish boxes),
+    small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts.
+    """
+    n = batch.shape[0]
+
+    def u(lo: float, hi: float) -> torch.Tensor:
+        return torch.rand(n, generator=gen) * (hi - lo) + lo
+
+    angle = u(-12, 12) * math.pi / 180
+    angle = angle + math.pi * (torch.rand(n, generator=gen) < 0.5)
+    angle = angle + (math.pi / 2) * (torch.rand(n, generator=gen) < 0.08)
+    base = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)  # output view of a box with CROP_MARGIN
+    scale = base * u(0.88, 1.12)
+    mirror = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0)
+    aspect = SRC_H / SRC_W
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    theta = torch.zeros(n, 2, 3)
+    # Rotation in pixel space expressed in normalised coords (the crop is not square).
+    theta[:, 0, 0] = cos * scale * mirror
+    theta[:, 0, 1] = -sin * scale * aspect
+    theta[:, 1, 0] = sin * scale * mirror / aspect
+    theta[:, 1, 1] = cos * scale
+    theta[:, 0, 2] = u(-0.07, 0.07)
+    theta[:, 1, 2] = u(-0.07, 0.07)
+    grid = F.affine_grid(theta, (n, 3, CROP_H, CROP_W), align_corners=False)
+    out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    gain = u(0.6, 1.35).view(n, 1, 1, 1) * (1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=gen) - 0.5))
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = u(0.7, 1.3).view(n, 1, 1, 1)
+    out = (out - mean) * contrast + mean
+    out = out * gain
+    gray = (torch.rand(n, generator=gen) < 0.1).view(n, 1, 1, 1)
+    out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
+    out = out + 0.02 * torch.randn(out.shape, generator=gen)
+    return out.clamp_(0, 1)
+
+
+def evaluate_classifier(net: TileNet, crops: CropSet) -> float:
+    """Top-1 accuracy on inference-style crops."""
+    if len(crops.y) == 0:
+        return float("nan")
+    net.eval()
+    correct = 0
+    with torch.inference_mode():
+        for i in range(0, len(crops.y), 512):
+            pred = net(crops_to_tensor(crops.x[i : i + 512])).argmax(1).numpy()
+            correct += int((pred == crops.y[i : i + 512]).sum())
+    return correct / len(crops.y)
+
+
+def train_classifier(
+    train: CropSet,
+    out_dir: Path,
+    epochs: int = 12,
+    seed: int = 0,
+    batch_size: int = 128,
+    lr: float = 3e-3,
+    val: CropSet | None = None,
+    resume: bool = False,
+    minutes: float | None = None,
+    log=print,
+) -> Path:
+    """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
+
+    The final epoch is shipped (no checkpoint selection on val: val only reports).
+    `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
+    """
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    net = TileNet()
+    steps_per_epoch = math.ceil(len(train.y) / batch_size)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
+    ckpt = out_dir / "last.pt"
+    start = 0
+    if resume and ckpt.is_file():
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        gen.set_state(state["gen"])
+        start = state["epoch"] + 1
+    x_all = torch.from_numpy(train.x).permute(0, 3, 1, 2).contiguous()  # uint8, converted per batch
+    y_all = torch.from_numpy(train.y)
+    t0 = time.monotonic()
+    for epoch in range(start, epochs):
+        net.train()
+        perm = torch.randperm(len(y_all), generator=gen)
+        total, seen = 0.0, 0
+        for i in range(steps_per_epoch):
+            idx = perm[i * batch_size : (i + 1) * batch_size]
+            xb = augment(x_all[idx].float().div_(255), gen)
+            loss = F.cross_entropy(net(xb), y_all[idx], label_smoothing=0.05)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+            if minutes and time.monotonic() - t0 > minutes * 60:
+                break
+        acc = evaluate_classifier(net, val) if val is not None else float("nan")
+        log(
+            f"classifier epoch {epoch + 1}/{epochs} loss {total / max(seen, 1):.4f} val_acc {acc:.4f} "
+            f"elapsed {time.monotonic() - t0:.0f}s"
+        )
+        torch.save(
+            {
+                "net": net.state_dict(),
+                "opt": opt.state_dict(),
+                "sched": sched.state_dict(),
+                "gen": gen.get_state(),
+                "epoch": epoch,
+            },
+            ckpt,
+        )
+        if minutes and time.monotonic() - t0 > minutes * 60:
+            break
+    weights = out_dir / "tile_classifier.pt"
+    torch.save({k: v.half() for k, v in net.state_dict().items()}, weights)
+    return weights
+
+
+# ----------------------------------------------------------------------------------------------
+# Shipping
+
+
+def ship(
+    detector: Path,
+    classifier: Path | None,
+    conf: float,
+    det_imgsz: int,
+    extra: dict | None = None,
+    models_dir: Path = MODELS_DIR,
+) -> Path:
+    """Copy trained weights into models/ and write models/model.json (what detect.load_model reads)."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "architecture": "two-stage" if classifier else "single-stage",
+        "detector": "tile_detector.pt",
+        "classifier": "tile_classifier.pt" if classifier else None,
+        "classifier_width": 24,
+        "classes": list(CLASS_NAMES),
+        "conf": conf,
+        "det_imgsz": det_imgsz,
+        **(extra or {}),
+    }
+    shutil.copyfile(detector, models_dir / "tile_detector.pt")
+    if classifier:
+        shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
+    path = models_dir / "model.json"
+    path.write_text(json.dumps(meta, indent=2) + "\n")
+    return path
+
+
+def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR) -> Path | None:
+    """Synthetic scenes (with face-down tiles, absent from the real set), generated once if the
+    generator exists; None when it does not (training then uses real data only)."""
+    if (out / "data.yaml").is_file():
+        return out
+    try:
+        from vision.synth.cli import main as synth_main
+    except ImportError:
+        print("synthetic generator not available: training on real data only", flush=True)
+        return None
+    rc = synth_main(["--out", str(out), "--n", str(n), "--seed", str(seed)])
+    if rc or not (out / "data.yaml").is_file():
+        raise RuntimeError(f"synthetic generator failed (exit {rc})")
+    return out
+
+
+def choose_conf(images: list, grid: np.ndarray | None = None) -> float:
+    """Operating point: the threshold with the most photos having every tile right (ties: best F1).
+
+    Called on data that is NOT the reported val set (held-out synthetic scenes), so the reported
+    val numbers stay honest.
+    """
+    from vision.evaluate import all_tiles_right, precision_recall
+
+    grid = np.round(np.arange(0.05, 0.96, 0.05), 2) if grid is None else grid
+    best = (-1.0, -1.0, 0.25)
+    for c in grid:
+        kept = [im.above(float(c)) for im in images]
+        right = float(np.mean([all_tiles_right(im) for im in kept]))
+        p, r, *_ = precision_recall(kept)
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        best = max(best, (right, f1, float(c)))
+    return best[2]
+
+
+def run(args) -> int:
+    """The `python -m vision train` pipeline (arguments: see vision.__main__.build_parser)."""
+    run_dir = RUNS_DIR / args.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    synth = None if args.no_synth else ensure_synth(args.synth_n, args.seed)
+    sources = data.default_sources(synth=synth)
+    print("training sources:", ", ".join(map(str, sources)), flush=True)
+    mode = data.TILES if args.arch == "two-stage" else data.FACES
+    det_weights = run_dir / "detector" / "weights" / "best.pt"
+    if args.stage in ("all", "detector"):
+        yaml_path = data.assemble(f"{args.name}_{mode}", mode, sources)
+        det_weights = train_detector(
+            yaml_path,
+            "detector",
+            imgsz=args.imgsz,
+            epochs=args.det_epochs,
+            hours=args.det_hours,
+            seed=args.seed,
+            resume=args.resume,
+            weights=args.det_init,
+            project=run_dir,
+        )
+        print(f"detector weights: {det_weights}", flush=True)
+    cls_weights = run_dir / "classifier" / "tile_classifier.pt"
+    if args.arch == "two-stage" and args.stage in ("all", "classifier"):
+        crops = classifier_crops(sources, run_dir / "classifier", args.seed)
+        print(
+            f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=NUM_CLASSES).tolist()})",
+            flush=True,
+        )
+        cls_weights = train_classifier(
+            crops,
+            run_dir / "classifier",
+            epochs=args.cls_epochs,
+            seed=args.seed,
+            val=val_crops(),
+            resume=args.resume,
+            minutes=args.cls_minutes,
+        )
+        print(f"classifier weights: {cls_weights}", flush=True)
+    if args.ship or args.stage == "ship":
+        conf = args.conf
+        if conf is None:
+            conf = 0.25
+            if synth is not None and data.split_images(synth, "val"):
+                from vision.detect import load_model
+                from vision.evaluate import collect
+
+                probe = ship(det_weights, cls_weights if args.arch == "two-stage" else None, conf, args.imgsz)
+                conf = choose_conf(collect(synth, load_model(probe), "val"))
+        path = ship(
+            det_weights,
+            cls_weights if args.arch == "two-stage" else None,
+            conf,
+            args.imgsz,
+            {"seed": args.seed, "sources": [str(s) for s in sources]},
+        )
+        print(f"shipped: {path} (conf {conf})", flush=True)
+    return 0
