@@ -3,7 +3,8 @@
 Malformed input prints one line `error: FIELD: what is wrong` on stderr and exits with status 2; a
 well-formed hand that cannot win is a normal result (`"valid": false` with a reason).
 In `--jsonl` mode a malformed line gives `{"version": 1, "error": "..."}` on its output line and the
-run goes on.
+run goes on. A worked example of the spec (`{"id", "note", "hand", "expect"}`) is accepted as is: its
+`hand` is scored, so `python -m rules score --text ../shared/rules/examples/LY-1.json` just works.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 
 from .engine import score
 from .errors import HandError
+from .parse import loads_document
 from .text import render_text
 
 
@@ -51,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.jsonl:
         return _jsonl(text)
     try:
-        result = score(text)
+        result = score(loads_document(text))
     except HandError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -65,7 +67,7 @@ def _jsonl(text: str) -> int:
         if not line.strip():
             continue
         try:
-            result = score(line).to_dict()
+            result = score(loads_document(line)).to_dict()
         except HandError as e:
             result = {"version": 1, "error": f"line {n}: {e}"}
         out.write(_dumps(result) + "\n")

@@ -34,12 +34,29 @@ PLAYER_KEYS = {"concealed", "melds", "discarded_hun"}
 MELD_KEYS = {"kind", "tiles"}
 
 
-def loads(text: str) -> Hand:
-    """Parse a JSON document into a validated `Hand`."""
+EXAMPLE_KEYS = {"id", "note", "hand", "expect"}
+
+
+def _decode(text: str) -> object:
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise HandError("", f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+
+
+def loads(text: str) -> Hand:
+    """Parse a JSON document into a validated `Hand`."""
+    return parse_hand(_decode(text))
+
+
+def loads_document(text: str) -> Hand:
+    """Like `loads`, but also accepts a worked example `{"id", "note", "hand", "expect"}` (its `hand`)."""
+    data = _decode(text)
+    if isinstance(data, dict) and "hand" in data and "version" not in data and set(data) <= EXAMPLE_KEYS:
+        try:
+            return parse_hand(data["hand"])
+        except HandError as e:
+            raise HandError(f"hand.{e.field}" if e.field else "hand", e.message) from None
     return parse_hand(data)
 
 

@@ -98,3 +98,17 @@ def test_text_table_is_readable():
     assert "混=三万" in out or "混=六万" in out
     assert "点炮 1" in out and "庄 1" in out
     assert "东 -4" in out and "南 +10" in out and "西 -4" in out and "北 -2" in out
+
+
+def test_cli_accepts_a_worked_example_file_as_is():
+    path = next(p for p in EXAMPLES if p.stem == "LY-2")
+    proc = subprocess.run(
+        [sys.executable, "-m", "rules", "score", str(path)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["payments"] == {"E": 139, "S": -41, "W": -41, "N": -57}
+    bad = next(p for p in EXAMPLES if p.stem == "LY-X6")
+    proc = subprocess.run(
+        [sys.executable, "-m", "rules", "score", str(bad)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 2 and proc.stderr.startswith("error: hand.players.S.concealed[")
