@@ -69,3 +69,14 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     dets = detect(np.asarray(Image.open(src / "val" / "images" / "0.png").convert("RGB")), model=model)
     assert all(len(d.alternatives) <= 5 for d in dets)  # an untrained model may find nothing; it must run
     assert _digest(MODELS_DIR) == before, "smoke training must not touch the shipped model"
+
+
+def test_split_images_with_a_relative_yaml_path(tmp_path, monkeypatch):
+    """A data.yaml given by a relative path (as the README's `../shared/...`) finds its images."""
+    root = tmp_path / "sets" / "real"
+    (root / "val" / "images").mkdir(parents=True)
+    (root / "val" / "images" / "a.jpg").write_bytes(b"x")
+    (root / "data.yaml").write_text("val: val/images\nnames: ['1m']\n")
+    monkeypatch.chdir(tmp_path / "sets")
+    assert [p.name for p in data.split_images(Path("real/data.yaml"), "val")] == ["a.jpg"]
+    assert [p.name for p in data.split_images(Path("real"), "val")] == ["a.jpg"]

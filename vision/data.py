@@ -117,8 +117,8 @@ def split_images(source: Path, split: str) -> list[Path]:
     yaml_path = source if source.suffix in {".yaml", ".yml"} else source / "data.yaml"
     if yaml_path.is_file():
         cfg = yaml.safe_load(yaml_path.read_text()) or {}
-        root = Path(cfg.get("path") or yaml_path.parent)
-        root = root if root.is_absolute() else (yaml_path.parent / root)
+        # `path` is relative to the yaml's folder; without it the folder itself is the root
+        root = yaml_path.parent / cfg["path"] if cfg.get("path") else yaml_path.parent
         if split not in cfg:
             return []
         return _list_images(cfg[split], root)
