@@ -17,3 +17,17 @@ CACHE_DIR = REPO_ROOT / ".cache"
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_CONFIG_DIR", str(CACHE_DIR / "ultralytics"))
 Path(os.environ["YOLO_CONFIG_DIR"]).mkdir(parents=True, exist_ok=True)
+
+
+def keep_pil_open_offline() -> None:
+    """Undo the one side effect of importing ultralytics that reaches users: it wraps PIL's Image.open
+    so that an unidentified file triggers a `pip install pi-heif` check (refused offline) and then
+    raises ModuleNotFoundError instead of "not an image". HEIC is already handled by pillow-heif
+    (vision.imageio), so mark ultralytics' lazy plugin as registered and its wrapper calls Pillow as is.
+    Called right where ultralytics is imported (vision.detect), so every caller gets it.
+    """
+    try:
+        from ultralytics.utils import patches
+    except ImportError:  # pragma: no cover - ultralytics is a dependency
+        return
+    patches._pil_plugins_registered = True

@@ -145,6 +145,7 @@ class TileModel:
 def _load_yolo(path: Path) -> object:
     from ultralytics import YOLO  # imported late: heavy, and _env must run first
 
+    _env.keep_pil_open_offline()
     return YOLO(str(path), task="detect")
 
 

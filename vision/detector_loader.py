@@ -24,19 +24,6 @@ class Detector:
         self.version = version
 
 
-def keep_pil_open_offline() -> None:
-    """Undo the one side effect of importing ultralytics that reaches the page: it wraps PIL's Image.open
-    so that an unidentified file triggers a `pip install pi-heif` check (refused offline) and then
-    raises ModuleNotFoundError instead of "not an image". HEIC is already handled by pillow-heif
-    (vision.imageio), so mark ultralytics' lazy plugin as registered and its wrapper calls Pillow as is.
-    """
-    try:
-        from ultralytics.utils import patches
-    except ImportError:  # pragma: no cover - ultralytics is a dependency
-        return
-    patches._pil_plugins_registered = True
-
-
 def plugin_detector(plug: str) -> Detector:
     """A detector from "module:function" (the function takes an RGB array and returns detections)."""
     module, _, name = plug.partition(":")
@@ -60,5 +47,4 @@ def model_detector(path: str) -> Detector:
     from vision import detect as vdetect
 
     model = vdetect.load_model(path)
-    keep_pil_open_offline()
     return Detector(lambda rgb: vdetect.detect(rgb, model=model), model_version(path, model.meta))
