@@ -26,7 +26,15 @@ from rules.explain import explain_error, explain_invalid, fan_rows, hun_lines, p
 from rules.hand import SEATS
 from rules.names import KIND_ZH, PRESET_SHORT, seat_name, tile_name
 from rules.quick_entry import parse_melds
-from rules.situation import Situation, WinnerTiles, allowed_win_flags, build_hand, contradictions, count_check
+from rules.situation import (
+    HUN_PENALTY_PRESETS,
+    Situation,
+    WinnerTiles,
+    allowed_win_flags,
+    build_hand,
+    contradictions,
+    count_check,
+)
 from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
 from vision.annotate import (
     display_scale,
@@ -434,12 +442,21 @@ def situation_inputs(photo: dict) -> Situation:
                 key="sit_discarder",
             )
     flags = allowed_win_flags(preset)
-    fc = st.columns(4)
+    fc = st.columns(5)
     names = {"kong_replacement": "杠上开", "last_tiles": "海底捞", "after_kong": "流泪", "first_draw": "地胡"}
     values = {}
-    for col, (k, label) in zip(fc, names.items(), strict=True):
+    for col, (k, label) in zip(fc, names.items(), strict=False):
         with col:
             values[k] = st.checkbox(label, key=f"sit_{k}", disabled=k not in flags) and k in flags
+    with fc[4]:
+        penalised = preset in HUN_PENALTY_PRESETS
+        hun_out = st.checkbox(
+            "打过混",
+            key="sit_discarded_hun",
+            disabled=not penalised,
+            help="The winner discarded a 混 this hand.",
+        )
+        values["discarded_hun"] = penalised and hun_out
     preset_obj = rules.PRESETS[preset]
     options: dict[str, object] = {}
     with st.expander(f"Rule options of {preset_obj.title} (defaults shown)"):

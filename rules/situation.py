@@ -22,6 +22,9 @@ from .presets import PRESETS, has_winds, wind_order
 # --------------------------------------------------------------------------------------------
 # Inputs
 
+#: Presets where 打过混 (the winner discarded a 混) matters (SPEC: Liaoyang's "不能出掉" rule).
+HUN_PENALTY_PRESETS = ("liaoyang", "liaoyang-online")
+
 
 @dataclass
 class WinnerTiles:
@@ -59,6 +62,7 @@ class Situation:
     last_tiles: bool = False  # 海底捞
     after_kong: bool = False  # 流泪 / 反弹
     first_draw: bool = False  # 地胡
+    discarded_hun: bool = False  # 打过混: the winner discarded a 混 this hand (Liaoyang: he cannot win)
     loser_melds: dict[str, list[tuple[str, list[str]]]] = field(default_factory=dict)
     bao_tile: str | None = None
     gun_tile: str | None = None
@@ -334,6 +338,7 @@ def build_hand(tiles: WinnerTiles, sit: Situation) -> dict:
         sit.winner: {
             "concealed": concealed,
             **({"melds": [{"kind": k, "tiles": list(ts)} for k, ts in tiles.melds]} if tiles.melds else {}),
+            **({"discarded_hun": True} if sit.discarded_hun and sit.preset in HUN_PENALTY_PRESETS else {}),
         }
     }
     for seat in SEATS:

@@ -372,3 +372,15 @@ def test_a_model_file_is_loaded_and_used(monkeypatch, tmp_path):
     _no_traceback(at)
     assert "cannot be used as a photo" in _texts(at, "error")
     st.cache_resource.clear()
+
+
+def test_discarded_hun_means_no_win(app):
+    at = app.run()
+    assert _payments(at)["payment 南家"] == "+750"
+    at.checkbox(key="sit_discarded_hun").check().run()
+    _no_traceback(at)
+    assert "打过混" in _texts(at, "error")
+    assert not at.metric
+    at.selectbox(key="sit_preset").set_value("anshan").run()
+    _no_traceback(at)
+    assert at.checkbox(key="sit_discarded_hun").disabled

@@ -102,8 +102,6 @@ def test_every_example_round_trips_through_the_page_model(path: Path):
         winning=w["tile"],
         winning_in_concealed=False,
     )
-    if h["players"][seat].get("discarded_hun"):
-        return  # not a page input
     sit = Situation(
         preset=h["preset"],
         options=h.get("options", {}),
@@ -125,6 +123,7 @@ def test_every_example_round_trips_through_the_page_model(path: Path):
         gun_tile=h.get("gun_tile"),
         room_multiplier=h.get("room_multiplier", 1),
         changmao=h.get("changmao", 0),
+        discarded_hun=h["players"][seat].get("discarded_hun", False),
     )
     assert count_check(tiles).ok
     assert contradictions(tiles, sit) == []
@@ -247,3 +246,14 @@ def test_the_hun_in_the_checks_follows_the_presets_wind_cycle():
         )
         found = any("西 is the 混" in p.text for p in contradictions(tiles, sit))
         assert found == hun_is_w, (preset, cycle)
+
+
+def test_discarded_hun_is_written_for_liaoyang_only():
+    tiles, sit = _ly1()
+    sit.discarded_hun = True
+    hand = build_hand(tiles, sit)
+    assert hand["players"]["S"]["discarded_hun"] is True
+    result = rules.score(hand)
+    assert not result.valid and result.reason == "DISCARDED_HUN"
+    sit.preset = "anshan"
+    assert "discarded_hun" not in build_hand(tiles, sit)["players"]["S"]
