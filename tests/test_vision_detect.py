@@ -121,3 +121,50 @@ def test_exif_rotated_photo_gives_upright_boxes(tmp_path):
 def test_array_input_validation():
     with pytest.raises(ValueError):
         detect(np.zeros((10, 10), np.uint8))
+
+
+def _model_with_other_classifier(tmp_path: Path, other_bias: float) -> Path:
+    """The shipped detector with a 36-output TileNet whose only opinion is its biases."""
+    import shutil
+
+    import torch
+
+    from vision.classes import OTHER_ID
+    from vision.detect import MODELS_DIR, TileNet
+
+    net = TileNet(num_classes=OTHER_ID + 1)
+    with torch.no_grad():
+        net.head[2].weight.zero_()
+        net.head[2].bias.zero_()
+        net.head[2].bias[OTHER_ID] = other_bias
+        net.head[2].bias[CLASS_NAMES.index("5p")] = 1.0
+    torch.save(net.state_dict(), tmp_path / "cls.pt")
+    shutil.copyfile(MODELS_DIR / "tile_detector.pt", tmp_path / "det.pt")
+    meta = json.loads(DEFAULT_MODEL.read_text())
+    meta.update(detector="det.pt", classifier="cls.pt")
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    return tmp_path / "model.json"
+
+
+def test_other_output_is_never_a_detection_class(tmp_path):
+    """A classifier sure a box is `other` (e.g. a flower tile) pushes it under the operating point;
+    at a tiny threshold it still comes back, named by the best real class, `other` in no list."""
+    model = load_model(_model_with_other_classifier(tmp_path, other_bias=12.0))
+    assert model.classifier.head[2].out_features == 36
+    assert detect(FIXTURES / "tiles_grid.jpg", model=model) == []
+    low = detect(FIXTURES / "tiles_grid.jpg", conf=1e-9, model=model)
+    assert low
+    for d in low:
+        assert d.cls == "5p"
+        assert all(c in CLASS_NAMES for c, _ in d.alternatives)
+
+
+def test_classifier_with_unexpected_outputs_is_refused(tmp_path):
+    import torch
+
+    from vision.detect import TileNet
+
+    path = _model_with_other_classifier(tmp_path, other_bias=0.0)
+    torch.save(TileNet(num_classes=40).state_dict(), tmp_path / "cls.pt")
+    with pytest.raises(ValueError, match="40 outputs"):
+        load_model(path)

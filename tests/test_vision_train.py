@@ -80,3 +80,53 @@ def test_split_images_with_a_relative_yaml_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "sets")
     assert [p.name for p in data.split_images(Path("real/data.yaml"), "val")] == ["a.jpg"]
     assert [p.name for p in data.split_images(Path("real"), "val")] == ["a.jpg"]
+
+
+def test_close_up_photos_are_repeated_in_the_assembled_train_split(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "DATASETS_DIR", tmp_path / "assembled")
+    src = _make_dataset(tmp_path / "src")  # tiles 26x34 px in 128x96: median side ~0.25 of the image
+    far = src / "train" / "labels" / "3.txt"
+    far.write_text("0 0.5 0.5 0.05 0.06\n")  # a distant tile
+    (src / "train" / "labels" / "2.txt").write_text("")  # no tile of the 35
+    assert data.is_close_up(src / "train" / "images" / "0.png")
+    assert not data.is_close_up(src / "train" / "images" / "3.png")
+    assert not data.is_close_up(src / "train" / "images" / "2.png")
+    yaml_path = data.assemble("rep", data.TILES, [src], val_source=src, close_up_repeat=3)
+    names = sorted(p.name for p in (yaml_path.parent / "train" / "images").iterdir())
+    assert names == sorted(
+        [
+            "s0_0.png",
+            "s0r1_0.png",
+            "s0r2_0.png",
+            "s0_1.png",
+            "s0r1_1.png",
+            "s0r2_1.png",
+            "s0_2.png",
+            "s0_3.png",
+        ]
+    )
+    labels = yaml_path.parent / "train" / "labels"
+    assert (labels / "s0r2_1.txt").read_text() == (labels / "s0_1.txt").read_text()
+
+
+def test_other_crops_come_from_tile_free_photos_only(tmp_path):
+    from vision import train
+    from vision.classes import OTHER_ID
+
+    src = _make_dataset(tmp_path / "src")
+    (src / "train" / "labels" / "1.txt").write_text("")
+    negatives = train.negative_images([src])
+    assert negatives == [src / "train" / "images" / "1.png"]
+    calls = []
+
+    def two_boxes(rgb: np.ndarray) -> np.ndarray:
+        calls.append(rgb.shape)
+        return np.array([[10, 20, 36, 54], [48, 20, 74, 54]], np.float64)
+
+    cache = tmp_path / "other.npz"
+    crops = train.other_crops(negatives, two_boxes, cache)
+    assert crops.x.shape == (2, train.SRC_H, train.SRC_W, 3)
+    assert crops.y.tolist() == [OTHER_ID, OTHER_ID]
+    assert calls == [(96, 128, 3)]
+    again = train.other_crops(negatives, two_boxes, cache)  # from the cache: the detector is not run
+    assert calls == [(96, 128, 3)] and np.array_equal(again.x, crops.x)

@@ -138,6 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--det-epochs", type=int, default=30)
     t.add_argument("--det-hours", type=float, default=None, help="wall-time cap for the detector")
     t.add_argument("--det-init", default=None, help="start the detector from these weights")
+    t.add_argument(
+        "--close-up-repeat", type=int, default=3, help="link close-up train photos this many times (detector)"
+    )
+    t.add_argument(
+        "--other-detector",
+        default=str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
+        help="detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",
+    )
+    t.add_argument("--close-mosaic", type=int, default=10, help="final detector epochs without mosaic")
     t.add_argument("--cls-epochs", type=int, default=12)
     t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")
     t.add_argument("--seed", type=int, default=0)

@@ -16,6 +16,11 @@ BACK = "back"
 BACK_ID = CLASS_NAMES.index(BACK)
 CLASS_ID: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
 FACE_NAMES: tuple[str, ...] = CLASS_NAMES[:-1]
+#: The crop classifier's one extra output, never a detection class: a box that holds none of the 35
+#: (a flower/season tile, unused in Liaoning rules, or something that is not a tile). Its probability
+#: lowers every real class's confidence, so such boxes fall under the operating point.
+OTHER = "other"
+OTHER_ID = NUM_CLASSES
 
 _SUIT_ZH = {"m": "万", "p": "饼", "s": "条"}
 _NUM_ZH = "一二三四五六七八九"

@@ -182,19 +182,43 @@ def default_sources(synth: Path | None = SYNTH_DIR, labelled: Path | None = LABE
     return sources
 
 
+#: A photo is a close-up when its median tile side is at least this fraction of the image side.
+CLOSE_UP_SIDE = 0.19
+
+
+def is_close_up(image: Path, min_side: float = CLOSE_UP_SIDE) -> bool:
+    """Whether the photo's tiles are large (median sqrt(w*h) of its boxes, normalised).
+
+    Why: close-ups are ~14 % of the real train photos, and a detector trained on the set as is
+    found only 66 % of their tiles (measured on those train photos), against ~93 % overall.
+    """
+    boxes = read_labels(label_path_for(image))
+    if not boxes:
+        return False
+    return float(np.median([np.sqrt(b.w * b.h) for b in boxes])) >= min_side
+
+
 def assemble(
     name: str,
     mode: str = FACES,
     sources: list[Path] | None = None,
     val_source: Path = REAL_DATASET,
+    close_up_repeat: int = 1,
 ) -> Path:
-    """Assemble train (all sources' train splits) and val (the real set's val) into `.cache/datasets`."""
+    """Assemble train (all sources' train splits) and val (the real set's val) into `.cache/datasets`.
+
+    `close_up_repeat` > 1 links every close-up training photo that many times (under distinct
+    names), rebalancing the detector's training by tile scale.
+    """
     sources = default_sources() if sources is None else sources
 
     def train_items() -> Iterator[tuple[str, Path]]:
         for i, src in enumerate(sources):
             for img in split_images(src, "train"):
                 yield f"s{i}", img
+                if close_up_repeat > 1 and is_close_up(img):
+                    for k in range(1, close_up_repeat):
+                        yield f"s{i}r{k}", img
 
     splits = {
         "train": list(train_items()),

@@ -23,7 +23,7 @@ import torch
 from torch import nn
 
 from vision import _env
-from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER_ID
 from vision.imageio import load_image
 
 MODELS_DIR = _env.REPO_ROOT / "models"
@@ -56,7 +56,7 @@ class Detection:
 
 
 class TileNet(nn.Module):
-    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits.
+    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits (36 with `other`).
 
     Deliberately small (~0.3 M parameters) so it trains in minutes on a laptop CPU and runs on a
     whole hand in a few milliseconds; spatial layout is kept to the end (no global pooling)
@@ -160,7 +160,12 @@ def _load_cached(path: str) -> TileModel:
         classifier = None
         if meta.get("classifier"):
             state = torch.load(p.parent / meta["classifier"], map_location="cpu", weights_only=True)
-            classifier = TileNet(width=int(meta.get("classifier_width", 24)))
+            outputs = int(state["head.2.weight"].shape[0])  # 35, or 36 with the `other` output
+            if outputs not in (NUM_CLASSES, OTHER_ID + 1):
+                raise ValueError(
+                    f"{p}: classifier has {outputs} outputs, expected {NUM_CLASSES} or {OTHER_ID + 1}"
+                )
+            classifier = TileNet(num_classes=outputs, width=int(meta.get("classifier_width", 24)))
             classifier.load_state_dict({k: v.float() for k, v in state.items()})
             classifier.eval()
         return TileModel(detector, classifier, float(meta["conf"]), int(meta["det_imgsz"]), p, meta)
@@ -225,7 +230,8 @@ def detect(
     if tm.classifier is not None:
         with torch.inference_mode():
             probs = torch.softmax(tm.classifier(crops_to_tensor(crop_tiles(rgb, boxes))), 1).numpy()
-        for box, dc, p in zip(boxes, det_conf, probs, strict=True):
+        # `other` (if the classifier has it) only takes probability away from the 35 real classes.
+        for box, dc, p in zip(boxes, det_conf, probs[:, :NUM_CLASSES], strict=True):
             order = np.argsort(-p)[: MAX_ALTERNATIVES + 1]
             scores = [(CLASS_NAMES[k], float(dc * p[k])) for k in order]
             if scores[0][1] < threshold:

@@ -16,6 +16,7 @@ import json
 import math
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +25,16 @@ import torch
 import torch.nn.functional as F
 
 from vision import _env, data
-from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER_ID
 from vision.detect import CROP_H, CROP_MARGIN, CROP_W, MODELS_DIR, TileNet, crops_to_tensor
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
 #: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
 SRC_MARGIN = 0.2
 SRC_W, SRC_H = 60, 80
+#: `other` crops are few (~280 from 48 photos, ~1 % of all crops); each is seen this many times per
+#: epoch (differently augmented) so the class is learnt, like any other class of ~1,000 crops.
+OTHER_REPEAT = 4
 
 
 def train_detector(
@@ -46,6 +50,7 @@ def train_detector(
     batch: int = 16,
     workers: int = 0,
     project: Path = RUNS_DIR,
+    close_mosaic: int = 10,
 ) -> Path:
     """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
 
@@ -78,6 +83,7 @@ def train_detector(
             val=False,  # validate once at the end only: a val pass costs as much as 1/4 epoch here
             cache="ram",
             patience=1000,
+            close_mosaic=close_mosaic,  # last epochs on whole photos: close-ups' tiles stay whole
             project=str(project),
             name=name,
             exist_ok=True,
@@ -130,6 +136,62 @@ def classifier_crops(sources: list[Path], cache_dir: Path, seed: int, max_extra:
         xs.append(c.x)
         ys.append(c.y)
     return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+def negative_images(sources: list[Path], split: str = "train") -> list[Path]:
+    """Photos whose label file exists and is empty: labelled as holding no tile of the 35.
+
+    In the real set these show only flower/season tiles (not used in Liaoning rules).
+    """
+    out = []
+    for src in sources:
+        for img in data.split_images(src, split):
+            lbl = data.label_path_for(img)
+            if lbl.is_file() and not data.read_labels(lbl):
+                out.append(img)
+    return out
+
+
+def other_crops(
+    images: list[Path],
+    find_boxes: Callable[[np.ndarray], np.ndarray],
+    cache: Path | None = None,
+) -> CropSet:
+    """Crops labelled `other`: every box `find_boxes` (a tile detector) finds in tile-free photos.
+
+    Why: a one-class detector rightly finds flower/season tiles too; without examples of them the
+    classifier must name them as one of the 35 faces, and the page would show a tile that is not
+    in play. Detector boxes (not labels) are the only boxes these photos have.
+    """
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        return CropSet(z["x"], z["y"])
+    from vision.detect import crop_tiles
+    from vision.imageio import ImageLoadError, load_image
+
+    xs = []
+    for image in images:
+        try:
+            rgb = load_image(image)
+        except ImageLoadError:
+            continue
+        boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+        if len(boxes):
+            xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+    x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
+    out = CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, x=out.x, y=out.y)
+    return out
+
+
+def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np.ndarray], np.ndarray]:
+    """`find_boxes` for other_crops: the given one-class detector's boxes (pixels) above `conf`."""
+    from vision.detect import TileModel, _load_yolo, detect
+
+    tm = TileModel(_load_yolo(weights), None, conf, imgsz, weights, {})
+    return lambda rgb: np.array([d.xyxy for d in detect(rgb, model=tm)])
 
 
 def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
@@ -203,16 +265,18 @@ def train_classifier(
     resume: bool = False,
     minutes: float | None = None,
     log=print,
+    num_classes: int = NUM_CLASSES,
 ) -> Path:
     """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
 
     The final epoch is shipped (no checkpoint selection on val: val only reports).
     `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
+    `num_classes` is 36 when the crops include the `other` class.
     """
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    net = TileNet()
+    net = TileNet(num_classes=num_classes)
     steps_per_epoch = math.ceil(len(train.y) / batch_size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
@@ -290,6 +354,9 @@ def ship(
         "det_imgsz": det_imgsz,
         **(extra or {}),
     }
+    if classifier:
+        state = torch.load(classifier, map_location="cpu", weights_only=True)
+        meta["classifier_outputs"] = int(state["head.2.weight"].shape[0])  # 36: has `other`
     shutil.copyfile(detector, models_dir / "tile_detector.pt")
     if classifier:
         shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
@@ -343,7 +410,7 @@ def run(args) -> int:
     mode = data.TILES if args.arch == "two-stage" else data.FACES
     det_weights = run_dir / "detector" / "weights" / "best.pt"
     if args.stage in ("all", "detector"):
-        yaml_path = data.assemble(f"{args.name}_{mode}", mode, sources)
+        yaml_path = data.assemble(f"{args.name}_{mode}", mode, sources, close_up_repeat=args.close_up_repeat)
         det_weights = train_detector(
             yaml_path,
             "detector",
@@ -354,13 +421,26 @@ def run(args) -> int:
             resume=args.resume,
             weights=args.det_init,
             project=run_dir,
+            close_mosaic=args.close_mosaic,
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = run_dir / "classifier" / "tile_classifier.pt"
     if args.arch == "two-stage" and args.stage in ("all", "classifier"):
         crops = classifier_crops(sources, run_dir / "classifier", args.seed)
+        num_classes = NUM_CLASSES
+        if args.other_detector and Path(args.other_detector).is_file():
+            negatives = negative_images(sources)
+            finder = detector_boxes(Path(args.other_detector), args.imgsz)
+            other = other_crops(negatives, finder, run_dir / "classifier" / "crops_other.npz")
+            print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
+            if len(other.y):
+                rep = OTHER_REPEAT
+                crops = CropSet(
+                    np.concatenate([crops.x, *[other.x] * rep]), np.concatenate([crops.y, *[other.y] * rep])
+                )
+                num_classes = OTHER_ID + 1
         print(
-            f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=NUM_CLASSES).tolist()})",
+            f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=num_classes).tolist()})",
             flush=True,
         )
         cls_weights = train_classifier(
@@ -371,6 +451,7 @@ def run(args) -> int:
             val=val_crops(),
             resume=args.resume,
             minutes=args.cls_minutes,
+            num_classes=num_classes,
         )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":
