@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from vision.classes import BACK_ID, CLASS_NAMES, NUM_CLASSES
-from vision.synth import cli
-from vision.synth.faces import DEFAULT_SOURCE, load_face_bank
+from vision.synth import cli, drawn
+from vision.synth.faces import DEFAULT_SOURCE, FACE_H, FACE_W, load_face_bank
 from vision.synth.scene import make_scene
 
 pytestmark = pytest.mark.skipif(
@@ -193,3 +193,92 @@ def test_split_is_seeded() -> None:
 def test_missing_source_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--out", str(tmp_path / "o"), "--n", "1", "--source", str(tmp_path / "nope")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+# --- drawn face bank (vision.synth.drawn) --------------------------------------------------------
+
+
+def _has_cjk_font() -> bool:
+    try:
+        drawn.find_cjk_font()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+needs_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt install fonts-wqy-zenhei)")
+
+
+@pytest.fixture(scope="module")
+def small_drawn(tmp_path_factory: pytest.TempPathFactory) -> drawn.FaceBank:
+    """A small drawn bank (6 sets), drawn afresh into a temporary cache."""
+    return drawn.drawn_face_bank(seed=5, per_class=6, cache_dir=tmp_path_factory.mktemp("drawn"))
+
+
+@needs_font
+def test_drawn_bank_is_seeded_and_shaped(small_drawn: drawn.FaceBank, tmp_path: Path) -> None:
+    again = drawn.drawn_face_bank(seed=5, per_class=6, cache_dir=tmp_path / "a")  # drawn, not cached
+    other = drawn.drawn_face_bank(seed=6, per_class=6, cache_dir=tmp_path / "b")
+    cached = drawn.drawn_face_bank(seed=5, per_class=6, cache_dir=tmp_path / "a")
+    assert len(small_drawn.faces) == NUM_CLASSES - 1 == 34
+    for c, arr in enumerate(small_drawn.faces):
+        assert arr.shape == (6, FACE_H, FACE_W, 3) and arr.dtype == np.uint8
+        assert arr.tobytes() == again.faces[c].tobytes() == cached.faces[c].tobytes()
+    assert any(a.tobytes() != b.tobytes() for a, b in zip(small_drawn.faces, other.faces, strict=True))
+
+
+@needs_font
+def test_drawn_faces_tell_classes_apart(small_drawn: drawn.FaceBank) -> None:
+    """Neighbouring classes differ clearly on average; no face is blank except maybe 白."""
+    mean = {n: small_drawn.faces[i].astype(np.float32).mean(0) for i, n in enumerate(CLASS_NAMES[:34])}
+    for a, b in (("2m", "3m"), ("5p", "6p"), ("2s", "3s"), ("E", "S"), ("N", "W"), ("C", "F"), ("1m", "1p")):
+        assert float(np.abs(mean[a] - mean[b]).mean()) > 4.0, (a, b)
+    for i, arr in enumerate(small_drawn.faces[:33]):
+        grey = arr.astype(np.float32).mean(-1)
+        assert grey.reshape(len(arr), -1).std(1).min() > 15, CLASS_NAMES[i]
+        assert np.median(grey) > 180, CLASS_NAMES[i]  # white/ivory background
+
+
+def test_missing_font_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VISION_CJK_FONT", str(tmp_path / "nope.ttc"))
+    with pytest.raises(FileNotFoundError, match="VISION_CJK_FONT"):
+        drawn.find_cjk_font()
+    assert cli.main(["--out", str(tmp_path / "o"), "--n", "1", "--drawn-share", "0.5"]) == 2
+    assert "VISION_CJK_FONT" in capsys.readouterr().err
+    monkeypatch.delenv("VISION_CJK_FONT")
+    monkeypatch.setattr(drawn, "FONT_DIRS", (tmp_path,))
+    with pytest.raises(FileNotFoundError, match="apt install fonts-wqy-zenhei"):
+        drawn.find_cjk_font()
+
+
+@needs_font
+def test_generate_with_drawn_faces_is_deterministic(tmp_path: Path) -> None:
+    cli.generate(tmp_path / "a", 2, SEED, drawn_share=1.0)
+    cli.generate(tmp_path / "b", 2, SEED, drawn_share=1.0, workers=2)
+    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    a.pop("data.yaml"), b.pop("data.yaml")
+    assert a.keys() == b.keys() and all(a[k] == b[k] for k in a)
+    bank = load_face_bank()
+    for i in range(2):
+        name = cli.scene_name(i)
+        assert len(_labels(tmp_path / "a", name)) >= 4
+        assert a[f"images/{name}.jpg"] != make_scene(bank, SEED, i).jpeg
+
+
+@needs_font
+def test_drawn_share_leaves_real_scenes_alone(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Share 0 gives the default run's bytes; with a share, the scenes that keep real faces do too."""
+    cli.generate(tmp_path, 2, SEED, drawn_share=0.0)
+    for i in range(2):
+        name = cli.scene_name(i)
+        assert (tmp_path / "images" / f"{name}.jpg").read_bytes() == (
+            runs["a"] / "images" / f"{name}.jpg"
+        ).read_bytes()
+    bank, bank_d = load_face_bank(), drawn.drawn_face_bank(SEED)
+    same = [
+        make_scene(bank, SEED, i, drawn=bank_d, drawn_share=0.5).jpeg == make_scene(bank, SEED, i).jpeg
+        for i in range(6)
+    ]
+    assert any(same) and not all(same)

@@ -8,6 +8,10 @@ Layout of DIR:
 
 Scene i of a run depends only on (seed, i), so output is byte-identical for the same seed and
 `--workers` only changes speed.
+
+`--drawn-share F` draws that share of scenes with procedurally drawn faces (vision.synth.drawn: one
+drawn set per table, in styles of other Chinese, Liaoning and riichi sets) instead of the real
+set's faces; it needs a CJK font.  With F = 0 (the default) the output is that of earlier versions.
 """
 
 from __future__ import annotations
@@ -23,25 +27,29 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.synth.drawn import DEFAULT_PER_CLASS, drawn_face_bank, find_cjk_font
 from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
 from vision.synth.scene import CLOSEUP_SHARE, Scene, make_scene
 
 _BANK: FaceBank | None = None
+_DRAWN: FaceBank | None = None
 
 
 def scene_name(index: int) -> str:
     return f"synth_{index:06d}"
 
 
-def _init_worker(source: str) -> None:
-    global _BANK
+def _init_worker(source: str, drawn: tuple[int, int, str] | None = None) -> None:
+    """Load the banks in a worker: both come from the cache the parent filled."""
+    global _BANK, _DRAWN
     _BANK = load_face_bank(source)
+    _DRAWN = drawn_face_bank(drawn[0], drawn[1], Path(drawn[2])) if drawn else None
 
 
-def _render(args: tuple[int, int, float]) -> tuple[int, Scene]:
-    seed, index, closeup = args
+def _render(args: tuple[int, int, float, float]) -> tuple[int, Scene]:
+    seed, index, closeup, drawn_share = args
     assert _BANK is not None
-    return index, make_scene(_BANK, seed, index, closeup_share=closeup)
+    return index, make_scene(_BANK, seed, index, closeup_share=closeup, drawn=_DRAWN, drawn_share=drawn_share)
 
 
 def write_scene(out: Path, index: int, scene: Scene) -> None:
@@ -92,20 +100,31 @@ def generate(
     workers: int = 1,
     start: int = 0,
     closeup_share: float = CLOSEUP_SHARE,
+    drawn_share: float = 0.0,
 ) -> None:
-    """Generate scenes start..start+n-1 into `out` (creating the folders)."""
+    """Generate scenes start..start+n-1 into `out` (creating the folders).
+
+    `drawn_share` of the scenes use a set of the drawn bank for `seed` (`DEFAULT_PER_CLASS` sets).
+    """
+    if not 0.0 <= drawn_share <= 1.0:
+        raise ValueError("drawn_share must lie in [0, 1]")
     out = Path(out)
     for sub in ("images", "labels", "layout"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     bank = load_face_bank(source)  # builds the cache once, before workers start
-    jobs = [(seed, i, closeup_share) for i in range(start, start + n)]
+    drawn, drawn_args = None, None
+    if drawn_share > 0:
+        font = find_cjk_font()
+        drawn = drawn_face_bank(seed, DEFAULT_PER_CLASS, font)  # likewise cached for the workers
+        drawn_args = (seed, DEFAULT_PER_CLASS, str(font))
+    jobs = [(seed, i, closeup_share, drawn_share) for i in range(start, start + n)]
     if workers > 1:
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(source),)) as ex:
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(source), drawn_args)) as ex:
             for index, scene in ex.map(_render, jobs, chunksize=8):
                 write_scene(out, index, scene)
     else:
-        for s, i, c in jobs:
-            write_scene(out, i, make_scene(bank, s, i, closeup_share=c))
+        for s, i, c, d in jobs:
+            write_scene(out, i, make_scene(bank, s, i, closeup_share=c, drawn=drawn, drawn_share=d))
     train, val = split(n, seed, val_fraction)
     write_data_yaml(out, [start + i for i in train], [start + i for i in val])
 
@@ -129,9 +148,16 @@ def main(argv: list[str] | None = None) -> int:
         default=CLOSEUP_SHARE,
         help="share of close-ups cutting off part of the hand (their layout truth is marked partial)",
     )
+    p.add_argument(
+        "--drawn-share",
+        type=float,
+        default=0.0,
+        help="share of scenes whose faces all come from one procedurally drawn set instead of the "
+        "real set (needs a CJK font: fonts-wqy-zenhei or $VISION_CJK_FONT); 0 = real faces only",
+    )
     args = p.parse_args(argv)
-    if args.n < 1 or not 0 <= args.val_fraction < 1:
-        p.error("need --n >= 1 and 0 <= --val-fraction < 1")
+    if args.n < 1 or not 0 <= args.val_fraction < 1 or not 0 <= args.drawn_share <= 1:
+        p.error("need --n >= 1, 0 <= --val-fraction < 1 and 0 <= --drawn-share <= 1")
     t0 = time.perf_counter()
     try:
         generate(
@@ -142,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             args.source,
             max(1, args.workers),
             closeup_share=args.closeup_share,
+            drawn_share=args.drawn_share,
         )
     except FileNotFoundError as e:
         print(f"vision synth: {e}", file=sys.stderr)

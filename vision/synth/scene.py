@@ -28,6 +28,8 @@ MIN_VISIBLE = 0.3
 CLOSEUP_SHARE = 0.2
 #: Smallest face width in pixels before the warp: smaller tiles are unreadable even to people.
 MIN_TILE_W = 20
+#: Third seed word of the generator that decides drawn vs real faces (kept apart from the scene's).
+_DRAWN_STREAM = 0xD4A3
 
 
 @dataclass
@@ -324,8 +326,22 @@ def make_scene(
     index: int,
     quality: tuple[int, int] = (55, 95),
     closeup_share: float = CLOSEUP_SHARE,
+    drawn: FaceBank | None = None,
+    drawn_share: float = 0.0,
 ) -> Scene:
-    """Render scene `index` of run `seed`; the same (seed, index) always gives the same bytes."""
+    """Render scene `index` of run `seed`; the same (seed, index) always gives the same bytes.
+
+    With `drawn_share` > 0, that share of scenes takes all its faces from one set (bank column) of
+    the `drawn` bank instead of `bank`: one table, one set.  The choice comes from its own generator,
+    so scenes that keep `bank` are byte-identical to a run without drawn faces.
+    """
+    if drawn_share > 0:
+        if drawn is None:
+            raise ValueError("drawn_share > 0 needs the drawn face bank")
+        pick = np.random.default_rng([seed, index, _DRAWN_STREAM])
+        if pick.random() < drawn_share:
+            j = int(pick.integers(min(len(f) for f in drawn.faces)))
+            bank = FaceBank(tuple(f[j : j + 1] for f in drawn.faces))
     rng = np.random.default_rng([seed, index])
     w, h = SIZES[int(rng.integers(len(SIZES)))]
     hand = content.random_hand(rng)
