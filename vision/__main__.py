@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
     t.add_argument("--synth-n", type=int, default=400, help="scenes to generate if none exist yet")
     t.add_argument("--conf", type=float, default=None, help="operating point to ship (default: chosen)")
-    t.add_argument("--ship", action="store_true", help="copy the result into models/")
+    t.add_argument("--ship", action="store_true", help="copy the result into models/ (or --models-dir)")
+    t.add_argument("--models-dir", default=None, help="ship into this folder instead of models/ (staging)")
     t.add_argument("--resume", action="store_true", help="continue an interrupted run")
     return parser
 

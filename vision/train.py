@@ -455,6 +455,8 @@ def run(args) -> int:
         )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":
+        # A staging folder lets a candidate be evaluated before it replaces the shipped model.
+        models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
         conf = args.conf
         if conf is None:
             conf = 0.25
@@ -462,7 +464,13 @@ def run(args) -> int:
                 from vision.detect import load_model
                 from vision.evaluate import collect
 
-                probe = ship(det_weights, cls_weights if args.arch == "two-stage" else None, conf, args.imgsz)
+                probe = ship(
+                    det_weights,
+                    cls_weights if args.arch == "two-stage" else None,
+                    conf,
+                    args.imgsz,
+                    models_dir=models_dir,
+                )
                 conf = choose_conf(collect(synth, load_model(probe), "val"))
         path = ship(
             det_weights,
@@ -470,6 +478,7 @@ def run(args) -> int:
             conf,
             args.imgsz,
             {"seed": args.seed, "sources": [str(s) for s in sources]},
+            models_dir=models_dir,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)
     return 0
