@@ -113,3 +113,16 @@ def test_summarise_operating_point():
     rep_low = summarise([im], conf=0.05)
     assert rep_low.all_right == 0.0
     assert ("(extra)", "W", 1) in rep_low.top_confusions
+
+
+def test_operating_point_is_the_best_tile_f1_lowest_on_ties():
+    from vision.train import choose_conf
+
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    # two tiles read at 0.9 and 0.5, one false box at 0.2: F1 is best for 0.2 < conf <= 0.5
+    im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.5, 0.2]))
+    assert choose_conf([im]) == 0.25
+    # a faint true tile at 0.12, the false box at 0.06: only 0.1 keeps F1 = 1
+    im2 = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.12, 0.06]))
+    assert choose_conf([im2]) == 0.1

@@ -152,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
     t.add_argument("--synth-n", type=int, default=400, help="scenes to generate if none exist yet")
+    t.add_argument(
+        "--drawn-synth-n", type=int, default=400, help="drawn-face scenes for the classifier (0 = none)"
+    )
     t.add_argument("--conf", type=float, default=None, help="operating point to ship (default: chosen)")
     t.add_argument("--ship", action="store_true", help="copy the result into models/ (or --models-dir)")
     t.add_argument("--models-dir", default=None, help="ship into this folder instead of models/ (staging)")

@@ -26,6 +26,8 @@ REAL_DATASET = Path(
 )
 LABELLED_DATASET = REPO_ROOT / "datasets" / "labelled"
 SYNTH_DIR = CACHE_DIR / "synth"
+#: Scenes whose faces are all drawn (other printing styles); used for the classifier only.
+SYNTH_DRAWN_DIR = CACHE_DIR / "synth-drawn"
 DATASETS_DIR = CACHE_DIR / "datasets"
 
 #: Label modes: all 35 classes, or every tile (face or back) as the single class "tile".
