@@ -4,8 +4,13 @@ Why: the real photo set has no face-down tiles, no melds set apart, no ┴ kongs
 these scenes show them with exact boxes and layout truth.
 
     python -m vision synth --out DIR --n N --seed S [--val-fraction F] [--source REAL_SET] [--workers K]
+                           [--drawn-share F]
 
-Modules, one job each: `faces` (real face crops from the shared set's train split), `tiles`
+`--drawn-share F` gives that share of scenes faces drawn in other sets' printing styles (needs a CJK
+font, e.g. `apt install fonts-wqy-zenhei`); 0 (the default) keeps every face cut from the real set.
+
+Modules, one job each: `faces` (real face crops from the shared set's train split), `drawn` (the 34
+faces drawn procedurally, one printing style per column of the bank), `tiles`
 (tile sprites with thickness), `table` (procedural tables, light, blur, noise), `content` (which
 tiles a hand shows), `scene` (placement, warp, boxes, truth), `cli` (the dataset on disk),
 `truth` (reading a scene back for evaluation).
