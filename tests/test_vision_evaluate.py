@@ -126,3 +126,15 @@ def test_operating_point_is_the_best_tile_f1_lowest_on_ties():
     # a faint true tile at 0.12, the false box at 0.06: only 0.1 keeps F1 = 1
     im2 = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.12, 0.06]))
     assert choose_conf([im2]) == 0.1
+
+
+def test_operating_point_stays_at_the_default_within_the_noise():
+    from vision.train import choose_conf
+
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.5, 0.3]))
+    # F1 is 1.0 for 0.3 < conf <= 0.5 and 0.8 at the default 0.25: a clear gain, so it moves
+    assert choose_conf([im]) == 0.35
+    # ... but not when the gain is within the margin
+    assert choose_conf([im], margin=0.25) == 0.25

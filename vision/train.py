@@ -384,24 +384,38 @@ def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: flo
     return out
 
 
-def choose_conf(images: list, grid: np.ndarray | None = None) -> float:
-    """Operating point: the threshold with the best tile-level F1 (ties: more photos all right).
+#: The operating point kept unless held-out data shows a clear gain elsewhere.
+DEFAULT_CONF = 0.25
+#: "Clear": tile-level F1 higher by more than this. Measured noise of 40 synthetic val scenes: two
+#: classifiers of equal quality gave F1 curves flat within 0.004 from conf 0.20 to 0.40.
+CONF_MARGIN = 0.005
+
+
+def choose_conf(
+    images: list, grid: np.ndarray | None = None, default: float = DEFAULT_CONF, margin: float = CONF_MARGIN
+) -> float:
+    """Operating point: `default`, unless another threshold's tile-level F1 beats it by > `margin`;
+    then the best F1 (ties: more photos with every tile right, then the lower threshold).
 
     Called on data that is NOT the reported val set (held-out synthetic scenes), so the reported
     val numbers stay honest. F1 counts every tile (~1,200 in 40 scenes); the share of photos with
-    every tile right moves in steps of 1/40 there and chose thresholds 0.25 and 0.45 for two
-    classifiers of equal quality, so it only breaks ties.
+    every tile right moves in steps of 1/40 there, so it only breaks ties.
     """
     from vision.evaluate import all_tiles_right, precision_recall
 
     grid = np.round(np.arange(0.05, 0.96, 0.05), 2) if grid is None else grid
-    best = (-1.0, -1.0, -0.25)
-    for c in grid:
+
+    def score(c: float) -> tuple[float, float]:
         kept = [im.above(float(c)) for im in images]
-        right = float(np.mean([all_tiles_right(im) for im in kept]))
         p, r, *_ = precision_recall(kept)
         f1 = 2 * p * r / (p + r) if p + r else 0.0
-        best = max(best, (round(f1, 3), right, -float(c)))  # full ties: the lower threshold
+        return f1, float(np.mean([all_tiles_right(im) for im in kept]))
+
+    scores = {float(c): score(float(c)) for c in grid}
+    best_f1 = max(f1 for f1, _ in scores.values())
+    if score(default)[0] >= best_f1 - margin:
+        return default
+    best = max((round(f1, 3), right, -c) for c, (f1, right) in scores.items())
     return -best[2]
 
 
