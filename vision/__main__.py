@@ -157,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--conf", type=float, default=None, help="operating point to ship (default: chosen)")
     t.add_argument("--ship", action="store_true", help="copy the result into models/ (or --models-dir)")
+    t.add_argument("--detector", default=None, help="ship these detector weights instead of the run's")
     t.add_argument("--models-dir", default=None, help="ship into this folder instead of models/ (staging)")
     t.add_argument("--resume", action="store_true", help="continue an interrupted run")
     return parser

@@ -427,7 +427,7 @@ def run(args) -> int:
     sources = data.default_sources(synth=synth)
     print("training sources:", ", ".join(map(str, sources)), flush=True)
     mode = data.TILES if args.arch == "two-stage" else data.FACES
-    det_weights = run_dir / "detector" / "weights" / "best.pt"
+    det_weights = Path(args.detector) if args.detector else run_dir / "detector" / "weights" / "best.pt"
     if args.stage in ("all", "detector"):
         yaml_path = data.assemble(f"{args.name}_{mode}", mode, sources, close_up_repeat=args.close_up_repeat)
         det_weights = train_detector(
