@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--det-hours", type=float, default=None, help="wall-time cap for the detector")
     t.add_argument("--det-init", default=None, help="start the detector from these weights")
     t.add_argument(
-        "--close-up-repeat", type=int, default=3, help="link close-up train photos this many times (detector)"
+        "--close-up-repeat", type=int, default=1, help="link close-up train photos this many times (detector)"
     )
     t.add_argument(
         "--other-detector",
