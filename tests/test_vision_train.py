@@ -58,6 +58,11 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     assert (tmp_path / "assembled" / "smoke" / "train" / "labels" / "s0_0.txt").read_text().startswith("0 ")
     det = train.train_detector(yaml_path, "det", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs")
     assert det.is_file()
+    # continuing from our own one-class weights carries every layer over
+    det2 = train.train_detector(
+        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det
+    )
+    assert det2.is_file()
 
     crops = train.load_crops([src], "train")
     assert crops.x.shape == (12, train.SRC_H, train.SRC_W, 3)

@@ -146,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
         help="detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",
     )
+    t.add_argument(
+        "--detector-drawn", action="store_true", help="the detector trains on the drawn-face scenes too"
+    )
     t.add_argument("--close-mosaic", type=int, default=10, help="final detector epochs without mosaic")
     t.add_argument("--cls-epochs", type=int, default=12)
     t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")

@@ -65,9 +65,9 @@ def train_detector(
     if resume and last.is_file():
         YOLO(str(last)).train(resume=True, workers=workers, plots=False)
     else:
-        model = YOLO(cfg)
-        if weights:
-            model.load(str(weights))
+        # Continuing from our own one-class weights: start from that checkpoint itself, so every
+        # layer carries over (YOLO(cfg).load() would re-initialise the 80-class yaml's class head).
+        model = YOLO(str(weights)) if weights else YOLO(cfg)
         kwargs = {"time": hours} if hours else {}
         model.train(
             data=str(data_yaml),
@@ -419,6 +419,15 @@ def choose_conf(
     return -best[2]
 
 
+def _drawn_scenes(args) -> Path | None:
+    """The drawn-face scene set (generated once), or None with a printed reason (e.g. no CJK font)."""
+    try:
+        return ensure_synth(args.drawn_synth_n, args.seed, data.SYNTH_DRAWN_DIR, drawn_share=1.0)
+    except RuntimeError as exc:
+        print(f"drawn-face scenes unavailable ({exc}); training without them", flush=True)
+        return None
+
+
 def run(args) -> int:
     """The `python -m vision train` pipeline (arguments: see vision.__main__.build_parser)."""
     run_dir = RUNS_DIR / args.name
@@ -429,7 +438,13 @@ def run(args) -> int:
     mode = data.TILES if args.arch == "two-stage" else data.FACES
     det_weights = Path(args.detector) if args.detector else run_dir / "detector" / "weights" / "best.pt"
     if args.stage in ("all", "detector"):
-        yaml_path = data.assemble(f"{args.name}_{mode}", mode, sources, close_up_repeat=args.close_up_repeat)
+        det_sources = list(sources)
+        if args.detector_drawn and args.drawn_synth_n > 0:
+            det_sources += [s for s in [_drawn_scenes(args)] if s]
+        print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
+        yaml_path = data.assemble(
+            f"{args.name}_{mode}", mode, det_sources, close_up_repeat=args.close_up_repeat
+        )
         det_weights = train_detector(
             yaml_path,
             "detector",
@@ -447,12 +462,7 @@ def run(args) -> int:
     if args.arch == "two-stage" and args.stage in ("all", "classifier"):
         cls_sources = list(sources)
         if args.drawn_synth_n > 0:
-            try:
-                cls_sources.append(
-                    ensure_synth(args.drawn_synth_n, args.seed, data.SYNTH_DRAWN_DIR, drawn_share=1.0)
-                )
-            except RuntimeError as exc:  # e.g. no CJK font to draw with: say so, train without
-                print(f"drawn-face scenes unavailable ({exc}); classifier trains without them", flush=True)
+            cls_sources.append(_drawn_scenes(args))
         print("classifier sources:", ", ".join(map(str, filter(None, cls_sources))), flush=True)
         crops = classifier_crops([s for s in cls_sources if s], run_dir / "classifier", args.seed)
         num_classes = NUM_CLASSES
