@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.classes import FACE_NAMES
-from vision.synth.faces import FACE_H, FACE_W, FaceBank, default_cache_dir
+from vision.synth.faces import FACE_H, FACE_W, FaceBank, default_cache_dir, read_bank, write_bank
 
 #: Bump when drawing changes, so cached banks are rebuilt.
 DRAWN_VERSION = 1
@@ -697,15 +697,10 @@ def drawn_face_bank(
         raise FileNotFoundError(f"CJK font {font} not found")
     cache_dir = cache_dir or default_cache_dir()
     path = cache_dir / f"drawn-{seed}-{per_class}-v{DRAWN_VERSION}-{_font_tag(font)}.npz"
-    if path.exists():
-        with np.load(path) as z:
-            return FaceBank(tuple(z[f"c{c}"] for c in range(len(FACE_NAMES))))
-    faces = _build(seed, per_class, str(font))
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}.npz")
-    np.savez_compressed(tmp, **{f"c{c}": a for c, a in enumerate(faces)})
-    os.replace(tmp, path)
-    return FaceBank(tuple(faces))
+    cached = read_bank(path)
+    if cached is not None:
+        return cached
+    return write_bank(path, _build(seed, per_class, str(font)))
 
 
 def contact_sheet(bank: FaceBank, per_class: int = 6) -> np.ndarray:

@@ -52,6 +52,23 @@ class FaceBank:
         return arr[int(rng.integers(len(arr)))]
 
 
+def read_bank(path: Path) -> FaceBank | None:
+    """A cached bank, or None when there is none yet."""
+    if not path.exists():
+        return None
+    with np.load(path) as z:
+        return FaceBank(tuple(z[f"c{c}"] for c in range(len(FACE_NAMES))))
+
+
+def write_bank(path: Path, faces: list[np.ndarray]) -> FaceBank:
+    """Cache a bank atomically (temp file + rename: parallel workers never read half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}.npz")
+    np.savez_compressed(tmp, **{f"c{c}": a for c, a in enumerate(faces)})
+    os.replace(tmp, path)
+    return FaceBank(tuple(faces))
+
+
 def _is_rotated_fill(img: np.ndarray) -> bool:
     """True when a corner is flat black: Roboflow's rotation/shear fill, so boxes are loose."""
     h, w = img.shape[:2]
@@ -200,9 +217,9 @@ def load_face_bank(source: Path | str = DEFAULT_SOURCE, cache_dir: Path | None =
         raise FileNotFoundError(f"real tile set not found at {source} (need train/images, train/labels)")
     cache_dir = cache_dir or default_cache_dir()
     path = cache_dir / f"faces-{_cache_key(source)}.npz"
-    if path.exists():
-        with np.load(path) as z:
-            return FaceBank(tuple(z[f"c{c}"] for c in range(len(FACE_NAMES))))
+    cached = read_bank(path)
+    if cached is not None:
+        return cached
     cand = _collect(source)
     faces = []
     for c in range(len(FACE_NAMES)):
@@ -210,8 +227,4 @@ def load_face_bank(source: Path | str = DEFAULT_SOURCE, cache_dir: Path | None =
         if not kept:
             raise RuntimeError(f"no usable face crops for class {FACE_NAMES[c]} in {source}")
         faces.append(np.stack(kept))
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}.npz")
-    np.savez_compressed(tmp, **{f"c{c}": a for c, a in enumerate(faces)})
-    os.replace(tmp, path)
-    return FaceBank(tuple(faces))
+    return write_bank(path, faces)
