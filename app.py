@@ -27,7 +27,6 @@ from rules.hand import SEATS
 from rules.names import KIND_ZH, PRESET_SHORT, seat_name, tile_name
 from rules.quick_entry import parse_melds
 from rules.situation import (
-    HUN_PENALTY_PRESETS,
     Situation,
     WinnerTiles,
     allowed_win_flags,
@@ -449,7 +448,7 @@ def situation_inputs(photo: dict) -> Situation:
         with col:
             values[k] = st.checkbox(label, key=f"sit_{k}", disabled=k not in flags) and k in flags
     with fc[4]:
-        penalised = preset in HUN_PENALTY_PRESETS
+        penalised = rules.PRESETS[preset].discarded_hun_bars_win
         hun_out = st.checkbox(
             "打过混",
             key="sit_discarded_hun",

@@ -80,7 +80,7 @@ def _valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], st
     hand = facts.hand
     winner = facts.winner
     liaoyang = preset.family == "liaoyang"
-    if liaoyang and winner.discarded_hun:
+    if preset.discarded_hun_bars_win and winner.discarded_hun:
         return [], "DISCARDED_HUN"
 
     counts = [0] * T.N_TYPES

@@ -66,6 +66,11 @@ class Preset:
     def with_defaults(self, options: Mapping[str, object]) -> dict[str, object]:
         return {name: options.get(name, opt.default) for name, opt in self.options.items()}
 
+    @property
+    def discarded_hun_bars_win(self) -> bool:
+        """打过混: in the Liaoyang family a player who discarded a 混 cannot win the hand (SPEC)."""
+        return self.family == "liaoyang"
+
 
 def W(key: str, name: str, fan, count: Callable) -> FanItem:  # noqa: N802 - table constructor
     return FanItem(key, name, fan, WINNER, count)

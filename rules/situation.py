@@ -22,9 +22,6 @@ from .presets import PRESETS, has_winds, wind_order
 # --------------------------------------------------------------------------------------------
 # Inputs
 
-#: Presets where 打过混 (the winner discarded a 混) matters (SPEC: Liaoyang's "不能出掉" rule).
-HUN_PENALTY_PRESETS = ("liaoyang", "liaoyang-online")
-
 
 @dataclass
 class WinnerTiles:
@@ -338,7 +335,11 @@ def build_hand(tiles: WinnerTiles, sit: Situation) -> dict:
         sit.winner: {
             "concealed": concealed,
             **({"melds": [{"kind": k, "tiles": list(ts)} for k, ts in tiles.melds]} if tiles.melds else {}),
-            **({"discarded_hun": True} if sit.discarded_hun and sit.preset in HUN_PENALTY_PRESETS else {}),
+            **(
+                {"discarded_hun": True}
+                if sit.discarded_hun and PRESETS[sit.preset].discarded_hun_bars_win
+                else {}
+            ),
         }
     }
     for seat in SEATS:
