@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vision import _env  # noqa: F401  (offline ultralytics settings before anything imports it)
@@ -81,18 +81,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _guarded(call: Callable[[], int | None], what: str, interrupted: str = "interrupted") -> int:
+    """Run a long command; Ctrl-C or a failure ends with one stderr line and an exit code, no traceback."""
+    try:
+        return int(call() or 0)
+    except KeyboardInterrupt:
+        _err(interrupted)
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        _err(f"{what} failed: {type(exc).__name__}: {exc}")
+        return 1
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Train (and optionally ship) the model; see vision.train and models/MODEL_CARD.md."""
     from vision.train import run
 
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        _err("interrupted; continue with --resume")
-        return 130
-    except Exception as exc:  # noqa: BLE001
-        _err(f"training failed: {type(exc).__name__}: {exc}")
-        return 1
+    return _guarded(lambda: run(args), "training", "interrupted; continue with --resume")
 
 
 def cmd_synth(argv: list[str]) -> int:
@@ -102,14 +107,7 @@ def cmd_synth(argv: list[str]) -> int:
     except ImportError as exc:
         _err(f"the synthetic scene generator is not available (vision.synth.cli: {exc})")
         return 2
-    try:
-        return int(synth_main(argv) or 0)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
-    except Exception as exc:  # noqa: BLE001
-        _err(f"synthetic generation failed: {type(exc).__name__}: {exc}")
-        return 1
+    return _guarded(lambda: synth_main(argv), "synthetic generation")
 
 
 def build_parser() -> argparse.ArgumentParser:

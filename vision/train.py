@@ -413,7 +413,8 @@ def choose_conf(
 
     scores = {float(c): score(float(c)) for c in grid}
     best_f1 = max(f1 for f1, _ in scores.values())
-    if score(default)[0] >= best_f1 - margin:
+    default_f1 = scores[default][0] if default in scores else score(default)[0]
+    if default_f1 >= best_f1 - margin:
         return default
     best = max((round(f1, 3), right, -c) for c, (f1, right) in scores.items())
     return -best[2]
@@ -428,6 +429,15 @@ def _drawn_scenes(args) -> Path | None:
         return None
 
 
+def _with_other(crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path) -> CropSet:
+    """`crops` plus the `other` crops of the sources' tile-free photos, each OTHER_REPEAT times."""
+    negatives = negative_images(sources)
+    other = other_crops(negatives, detector_boxes(detector, imgsz), cache_dir / "crops_other.npz")
+    print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
+    n = OTHER_REPEAT
+    return CropSet(np.concatenate([crops.x, *[other.x] * n]), np.concatenate([crops.y, *[other.y] * n]))
+
+
 def run(args) -> int:
     """The `python -m vision train` pipeline (arguments: see vision.__main__.build_parser)."""
     run_dir = RUNS_DIR / args.name
@@ -437,10 +447,13 @@ def run(args) -> int:
     print("training sources:", ", ".join(map(str, sources)), flush=True)
     mode = data.TILES if args.arch == "two-stage" else data.FACES
     det_weights = Path(args.detector) if args.detector else run_dir / "detector" / "weights" / "best.pt"
-    if args.stage in ("all", "detector"):
-        det_sources = list(sources)
-        if args.detector_drawn and args.drawn_synth_n > 0:
-            det_sources += [s for s in [_drawn_scenes(args)] if s]
+    train_det = args.stage in ("all", "detector")
+    train_cls = args.arch == "two-stage" and args.stage in ("all", "classifier")
+    drawn = None
+    if args.drawn_synth_n > 0 and (train_cls or (train_det and args.detector_drawn)):
+        drawn = _drawn_scenes(args)
+    if train_det:
+        det_sources = sources + ([drawn] if drawn and args.detector_drawn else [])
         print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
         yaml_path = data.assemble(
             f"{args.name}_{mode}", mode, det_sources, close_up_repeat=args.close_up_repeat
@@ -459,24 +472,13 @@ def run(args) -> int:
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = run_dir / "classifier" / "tile_classifier.pt"
-    if args.arch == "two-stage" and args.stage in ("all", "classifier"):
-        cls_sources = list(sources)
-        if args.drawn_synth_n > 0:
-            cls_sources.append(_drawn_scenes(args))
-        print("classifier sources:", ", ".join(map(str, filter(None, cls_sources))), flush=True)
-        crops = classifier_crops([s for s in cls_sources if s], run_dir / "classifier", args.seed)
-        num_classes = NUM_CLASSES
+    if train_cls:
+        cls_sources = sources + ([drawn] if drawn else [])
+        print("classifier sources:", ", ".join(map(str, cls_sources)), flush=True)
+        crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
         if args.other_detector and Path(args.other_detector).is_file():
-            negatives = negative_images(sources)
-            finder = detector_boxes(Path(args.other_detector), args.imgsz)
-            other = other_crops(negatives, finder, run_dir / "classifier" / "crops_other.npz")
-            print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
-            if len(other.y):
-                rep = OTHER_REPEAT
-                crops = CropSet(
-                    np.concatenate([crops.x, *[other.x] * rep]), np.concatenate([crops.y, *[other.y] * rep])
-                )
-                num_classes = OTHER_ID + 1
+            crops = _with_other(crops, sources, Path(args.other_detector), args.imgsz, run_dir / "classifier")
+        num_classes = OTHER_ID + 1 if (crops.y == OTHER_ID).any() else NUM_CLASSES
         print(
             f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=num_classes).tolist()})",
             flush=True,
