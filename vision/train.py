@@ -188,9 +188,11 @@ def other_crops(
 
 def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np.ndarray], np.ndarray]:
     """`find_boxes` for other_crops: the given one-class detector's boxes (pixels) above `conf`."""
-    from vision.detect import TileModel, _load_yolo, detect
+    from dataclasses import replace
 
-    tm = TileModel(_load_yolo(weights), None, conf, imgsz, weights, {})
+    from vision.detect import detect, load_model
+
+    tm = replace(load_model(weights), conf=conf, det_imgsz=imgsz)  # bare weights: single-stage
     return lambda rgb: np.array([d.xyxy for d in detect(rgb, model=tm)])
 
 
