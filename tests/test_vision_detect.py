@@ -13,7 +13,7 @@ from PIL import Image
 
 from vision.classes import CLASS_NAMES
 from vision.data import read_labels
-from vision.detect import DEFAULT_MODEL, Detection, detect, load_model
+from vision.detect import DEFAULT_MODEL, Detection, choose_view, detect, load_model
 from vision.evaluate import iou_matrix
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vision"
@@ -168,3 +168,36 @@ def test_classifier_with_unexpected_outputs_is_refused(tmp_path):
     torch.save(TileNet(num_classes=40).state_dict(), tmp_path / "cls.pt")
     with pytest.raises(ValueError, match="40 outputs"):
         load_model(path)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_photo_stretched_out_of_aspect_is_read_through_a_squeezed_view(axis):
+    """A photo stretched 8x along one axis (as dataset exports do to fit a square) turns tiles into
+    bars the detector misses; the aspect views read it like the original, boxes in stretched pixels."""
+    import cv2
+
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    stretched = cv2.resize(
+        img, (640 * 8, 640) if axis == 0 else (640, 640 * 8), interpolation=cv2.INTER_LINEAR
+    )
+    gt, gt_cls = _truth("tiles_grid")
+    gt[:, [0, 2] if axis == 0 else [1, 3]] *= 8
+
+    def right(dets: list[Detection]) -> int:
+        if not dets:
+            return 0
+        ious = iou_matrix(np.array([d.xyxy for d in dets]), gt)
+        return sum(
+            1 for i, d in enumerate(dets) if ious[i].max() >= 0.5 and gt_cls[ious[i].argmax()] == d.cls
+        )
+
+    assert right(detect(stretched)) >= MIN_RIGHT["tiles_grid"]
+    assert right(detect(stretched, aspect_views=False)) <= 2
+
+
+def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
+    assert choose_view(7.0, [10.5, 3.0]) == -1  # better, but not twice as good: keep the photo as it is
+    assert choose_view(0.0, [0.5, 0.9]) == -1  # a tile-free photo: a stray box is not a reading
+    assert choose_view(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
+    assert choose_view(2.0, [4.0]) == 0 and choose_view(2.0, [3.9]) == -1
+    assert choose_view(5.0, []) == -1
