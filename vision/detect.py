@@ -258,35 +258,45 @@ class _ViewReading:
 
 
 def _read_view(
-    tm: TileModel, rgb: np.ndarray, mid: np.ndarray, mid_scale: float, squeeze: tuple[int, int], floor: float
+    tm: TileModel,
+    mid: np.ndarray,
+    mid_scale: float,
+    size: tuple[int, int],
+    squeeze: tuple[int, int],
+    floor: float,
 ) -> _ViewReading:
-    """Run the detector on one (possibly squeezed) view and the classifier on crops of the original."""
+    """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
+    Faces are not read yet (see _with_faces): most aspect views never need it."""
     view, sx, sy = _detector_view(mid, tm.det_imgsz, squeeze)
-    result = tm.detector.predict(view, imgsz=tm.det_imgsz, conf=floor, iou=0.6, verbose=False, device="cpu")[
-        0
-    ]
-    boxes = result.boxes.xyxy.cpu().numpy().astype(np.float64).reshape(-1, 4)
-    boxes[:, [0, 2]] *= sx * mid_scale
-    boxes[:, [1, 3]] *= sy * mid_scale
-    h, w = rgb.shape[:2]
-    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
-    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
-    det_conf = result.boxes.conf.cpu().numpy().astype(np.float64)
-    det_cls = result.boxes.cls.cpu().numpy().astype(int)
-    probs = None
-    if tm.classifier is not None:
-        probs = (
-            classify_crops(tm.classifier, crop_tiles(rgb, boxes))
-            if len(boxes)
-            else np.zeros((0, NUM_CLASSES))
-        )
-    return _ViewReading(boxes, det_conf, det_cls, probs)
+    result = tm.detector.predict(view, imgsz=tm.det_imgsz, conf=floor, iou=0.6, verbose=False, device="cpu")
+    found = result[0].boxes
+    boxes = found.xyxy.cpu().numpy().astype(np.float64).reshape(-1, 4)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
+    det_conf = found.conf.cpu().numpy().astype(np.float64)
+    return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None)
+
+
+def _with_faces(tm: TileModel, rgb: np.ndarray, reading: _ViewReading) -> _ViewReading:
+    """The reading with each box's face read by the classifier from a crop of the original photo."""
+    if tm.classifier is None:
+        return reading
+    boxes = reading.boxes
+    probs = (
+        classify_crops(tm.classifier, crop_tiles(rgb, boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
+    )
+    return _ViewReading(reading.boxes, reading.det_conf, reading.det_cls, probs)
+
+
+def switch_bar(base: float) -> float:
+    """Confident-tile mass an aspect view needs to replace a plain view that has `base`."""
+    return max(ASPECT_FACTOR * base, base + ASPECT_GAIN)
 
 
 def choose_view(base: float, others: list[float]) -> int:
     """Index of the view to keep: -1 for the photo as it is, else the best aspect view that clears
     both ASPECT_FACTOR x and +ASPECT_GAIN over the plain view's confident-tile mass."""
-    bar = max(ASPECT_FACTOR * base, base + ASPECT_GAIN)
+    bar = switch_bar(base)
     best = -1
     for i, s in enumerate(others):
         if s >= bar and (best < 0 or s > others[best]):
@@ -317,15 +327,24 @@ def detect(
     mid, mid_scale = _mid_image(rgb)
     # The detector's own floor: a face needs det_conf * p_class >= threshold, so det_conf >= threshold.
     floor = max(min(threshold, tm.conf), 0.001)
-    reading = _read_view(tm, rgb, mid, mid_scale, (1, 1), floor)
+    size = (rgb.shape[1], rgb.shape[0])
+    reading = _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
     if aspect_views and ASPECT_VIEWS:
-        # Views are compared at the operating point, so they are read at it (cheap); the chosen one
-        # is read again only when the caller asked for lower-confidence candidates too.
-        others = [_read_view(tm, rgb, mid, mid_scale, sq, tm.conf) for sq in ASPECT_VIEWS]
+        # Views are compared at the operating point, so they are detected at it (cheap). A view's
+        # score is at most its detector mass (class probabilities are <= 1), so faces are read only
+        # in views that could still win; the chosen view is read again only when the caller asked
+        # for lower-confidence candidates too.
+        bar = switch_bar(reading.score(tm.conf))
+        others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
+        others = [_with_faces(tm, rgb, o) if o.score(tm.conf) >= bar else o for o in others]
         pick = choose_view(reading.score(tm.conf), [o.score(tm.conf) for o in others])
         if pick >= 0:
-            low = floor < tm.conf
-            reading = _read_view(tm, rgb, mid, mid_scale, ASPECT_VIEWS[pick], floor) if low else others[pick]
+            if floor < tm.conf:
+                reading = _with_faces(
+                    tm, rgb, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor)
+                )
+            else:
+                reading = others[pick]
     if len(reading.boxes) == 0:
         return []
     boxes, det_conf, det_cls = reading.boxes, reading.det_conf, reading.det_cls
