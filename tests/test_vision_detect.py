@@ -201,3 +201,31 @@ def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
     assert choose_view(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
     assert choose_view(2.0, [4.0]) == 0 and choose_view(2.0, [3.9]) == -1
     assert choose_view(5.0, []) == -1
+
+
+def test_evaluate_cli_on_the_fixture_photos(tmp_path):
+    """`python -m vision evaluate` on a folder of the two fixture photos: JSON report with the
+    measured numbers; `--plain-view-only` runs too; a missing dataset is one clear line."""
+    import shutil
+
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    for name in MIN_RIGHT:
+        shutil.copy(FIXTURES / f"{name}.jpg", tmp_path / "images" / f"{name}.jpg")
+        shutil.copy(FIXTURES / f"{name}.txt", tmp_path / "labels" / f"{name}.txt")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "vision", "evaluate", *args]
+        return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+    reports = []
+    for extra in ([], ["--plain-view-only"]):
+        proc = run("--data", str(tmp_path), "--json", *extra)
+        assert proc.returncode == 0, proc.stderr
+        rep = json.loads(proc.stdout)
+        assert rep["n_images"] == 2 and rep["conf"] == load_model().conf
+        assert rep["map50"] > 0.5 and 0.8 < rep["precision"] <= 1 and 0.7 < rep["recall"] <= 1
+        reports.append(rep)
+    assert reports[0]["map50"] == reports[1]["map50"]  # ordinary photos keep the plain view
+    proc = run("--data", str(tmp_path / "nope"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "nope" in proc.stderr

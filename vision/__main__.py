@@ -73,7 +73,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 2
     try:
         model = load_model(args.model)
-        rep = evaluate(Path(args.data), model, conf=args.conf, split=args.split)
+        rep = evaluate(
+            Path(args.data), model, conf=args.conf, split=args.split, aspect_views=not args.plain_view_only
+        )
     except Exception as exc:  # noqa: BLE001
         _err(f"evaluation failed: {type(exc).__name__}: {exc}")
         return 1
@@ -126,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--model", default=None)
     e.add_argument("--conf", type=float, default=None, help="operating point (default: model's)")
     e.add_argument("--split", default="val")
+    e.add_argument("--plain-view-only", action="store_true", help="no aspect views (measure what they add)")
     e.add_argument("--json", action="store_true")
 
     t = sub.add_parser("train", help="train the tile model (defaults reproduce the shipped one)")

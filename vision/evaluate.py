@@ -256,7 +256,9 @@ def _r(x: float) -> float:
     return float(round(float(x), 4)) if np.isfinite(x) else float("nan")
 
 
-def collect(data_source: Path, model=None, split: str = "val", low_conf: float = 0.001) -> list[ImageResult]:
+def collect(
+    data_source: Path, model=None, split: str = "val", low_conf: float = 0.001, aspect_views: bool = True
+) -> list[ImageResult]:
     """Run the model over a labelled split (data.yaml or dataset folder) at a low threshold."""
     from vision import data
     from vision.detect import detect, load_model
@@ -271,7 +273,7 @@ def collect(data_source: Path, model=None, split: str = "val", low_conf: float =
         rgb = load_image(path)
         h, w = rgb.shape[:2]
         boxes = data.read_labels(data.label_path_for(path))
-        dets = detect(rgb, conf=low_conf, model=tm)
+        dets = detect(rgb, conf=low_conf, model=tm, aspect_views=aspect_views)
         results.append(
             ImageResult(
                 np.array([b.xyxy(w, h) for b in boxes]).reshape(-1, 4),
@@ -285,12 +287,15 @@ def collect(data_source: Path, model=None, split: str = "val", low_conf: float =
     return results
 
 
-def evaluate(data_source: Path, model=None, conf: float | None = None, split: str = "val") -> Report:
-    """Full evaluation of a model (default: the shipped one) on a labelled set."""
+def evaluate(
+    data_source: Path, model=None, conf: float | None = None, split: str = "val", aspect_views: bool = True
+) -> Report:
+    """Full evaluation of a model (default: the shipped one) on a labelled set; `aspect_views=False`
+    measures the photo as it is only (see vision.detect.ASPECT_VIEWS)."""
     from vision.detect import load_model
 
     tm = model if model is not None and not isinstance(model, (str, Path)) else load_model(model)
-    images = collect(data_source, tm, split)
+    images = collect(data_source, tm, split, aspect_views=aspect_views)
     return summarise(images, tm.conf if conf is None else conf)
 
 
