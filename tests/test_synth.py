@@ -239,6 +239,27 @@ def test_drawn_faces_tell_classes_apart(small_drawn: drawn.FaceBank) -> None:
         assert np.median(grey) > 180, CLASS_NAMES[i]  # white/ivory background
 
 
+@needs_font
+def test_red_fives_print_the_fives_in_red() -> None:
+    """Riichi sets print 5m/5p/5s in red: the same style with red fives has clearly more red ink on the
+    fives and the same faces elsewhere."""
+    import dataclasses
+
+    st = drawn._random_set(np.random.default_rng(3), str(drawn.find_cjk_font()))
+
+    def face(name: str, red: bool) -> np.ndarray:
+        style = dataclasses.replace(st, red_fives=red)
+        return drawn._draw_face(CLASS_NAMES.index(name), style, np.random.default_rng(7)).astype(int)
+
+    def red_ink(img: np.ndarray) -> int:  # BGR: red clearly above green and blue
+        return int(((img[..., 2] - img[..., 1] > 60) & (img[..., 2] - img[..., 0] > 60)).sum())
+
+    for name in ("5m", "5p", "5s"):
+        assert red_ink(face(name, True)) > 1.25 * red_ink(face(name, False)) + 20, name
+    for name in ("4p", "6s", "C"):
+        assert np.array_equal(face(name, True), face(name, False)), name
+
+
 def test_missing_font_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

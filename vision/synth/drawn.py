@@ -28,7 +28,7 @@ from vision.classes import FACE_NAMES
 from vision.synth.faces import FACE_H, FACE_W, FaceBank, default_cache_dir, read_bank, write_bank
 
 #: Bump when drawing changes, so cached banks are rebuilt.
-DRAWN_VERSION = 1
+DRAWN_VERSION = 2
 DEFAULT_PER_CLASS = 24
 #: Supersampling factor: faces are drawn at SUPER × the stored size.
 SUPER = 4
@@ -163,6 +163,7 @@ class _SetStyle:
     line: float  # line weight factor for dots and sticks
     blur: float  # Gaussian sigma at the stored size
     noise: float
+    red_fives: bool  # riichi sets print 5m 5p 5s in red (drawn last, so older fields keep their stream)
 
 
 def _ink(rng: np.random.Generator, kind: str) -> BGR:
@@ -216,6 +217,7 @@ def _random_set(rng: np.random.Generator, font: str) -> _SetStyle:
         line=float(rng.uniform(0.8, 1.3)),
         blur=float(rng.uniform(0.0, 0.6)),
         noise=float(rng.uniform(0.5, 2.5)),
+        red_fives=bool(rng.random() < 0.25),
     )
 
 
@@ -581,20 +583,22 @@ def _draw_face(cls: int, st: _SetStyle, rng: np.random.Generator) -> np.ndarray:
     hw, hh = (x1 - x0) / 2 * s, (y1 - y0) / 2 * s
     x0, y0, x1, y1 = cx - hw, cy - hh, cx + hw, cy + hh
     aw, ah = x1 - x0, y1 - y0
+    red_five = st.red_fives and rank == 5 and suit < 3
     if suit == 0:  # 萬: numeral over 萬
         split = y0 + st.man_split * ah
         num = st.five if rank == 5 else _NUMERALS[rank - 1]
-        _text(canvas, st, num, (x0 + 0.1 * aw, y0, x1 - 0.1 * aw, split - 0.02 * ah), st.num_ink)
+        num_ink = st.red if red_five else st.num_ink
+        _text(canvas, st, num, (x0 + 0.1 * aw, y0, x1 - 0.1 * aw, split - 0.02 * ah), num_ink)
         _text(canvas, st, st.man, (x0, split + 0.03 * ah, x1, y1), st.red)
     elif suit == 1:  # 筒
         if rank == 1:
             _big_dot(canvas, st, ((x0 + x1) / 2, (y0 + y1) / 2), 0.49 * aw, rng)
         else:
             pos, r = _DOTS[rank]
-            cols = _dot_colours(st, rank, rng)
+            cols = [st.red] * len(pos) if red_five else _dot_colours(st, rank, rng)
             alt_ink = [st.blue, st.green, st.red]
             for (u, v), col in zip(pos, cols, strict=True):
-                alt = col if rng.random() < 0.6 else alt_ink[int(rng.integers(3))]
+                alt = col if red_five or rng.random() < 0.6 else alt_ink[int(rng.integers(3))]
                 _dot(canvas, st, (x0 + u * aw, y0 + v * ah), r * aw, col, alt)
     elif suit == 2:  # 條
         box = (x0, y0, x1, y1)
@@ -617,7 +621,7 @@ def _draw_face(cls: int, st: _SetStyle, rng: np.random.Generator) -> np.ndarray:
             red = _STICK_RED.get(rank, set())
             width = (0.15 if rank < 8 else 0.12) * aw * st.line
             for i, (u, v, a) in enumerate(pos):
-                col = st.red if i in red else (st.blue if st.stick_alt and i % 2 else st.green)
+                col = st.red if i in red or red_five else (st.blue if st.stick_alt and i % 2 else st.green)
                 _stick(canvas, st, (x0 + u * aw, y0 + v * ah), length * ah, width, a, col)
     else:  # honours: 東 南 西 北 中 發 白
         if rank <= 4:
