@@ -131,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--plain-view-only", action="store_true", help="no aspect views (measure what they add)")
     e.add_argument("--json", action="store_true")
 
-    t = sub.add_parser("train", help="train the tile model (defaults reproduce the shipped one)")
+    t = sub.add_parser(
+        "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
+    )
     t.add_argument("--stage", choices=["all", "detector", "classifier", "ship"], default="all")
     t.add_argument("--arch", choices=["two-stage", "single"], default="two-stage")
     t.add_argument("--name", default="shipped", help="run folder under runs/train/")
@@ -151,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--detector-drawn", action="store_true", help="the detector trains on the drawn-face scenes too"
     )
     t.add_argument("--close-mosaic", type=int, default=10, help="final detector epochs without mosaic")
-    t.add_argument("--cls-epochs", type=int, default=12)
+    t.add_argument("--cls-epochs", type=int, default=14)
     t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
