@@ -228,7 +228,8 @@ def classify_crops(classifier: TileNet, crops: np.ndarray) -> np.ndarray:
     """Class probabilities per crop, averaged over the crop, its 180-degree turn and both mirrors.
 
     The classifier is trained on all four (tiles lie either way round; some train photos are
-    mirrored), so averaging them is a free ensemble: on real val it read 1 % more photos fully right.
+    mirrored), so averaging them is a free ensemble: on real val it read 2.8 % more photos fully
+    right (round-4 classifier, plain view: 0.677 -> 0.706).
     """
     x = crops_to_tensor(crops)
     views = (x, torch.flip(x, [2, 3]), torch.flip(x, [3]), torch.flip(x, [2]))
@@ -249,7 +250,7 @@ class _ViewReading:
         """Confidence that each box is a tile with the face read (detector x classifier)."""
         if self.probs is None:
             return self.det_conf
-        return self.det_conf * self.probs[:, :NUM_CLASSES].max(1) if len(self.boxes) else self.det_conf
+        return self.det_conf * self.probs[:, :NUM_CLASSES].max(1, initial=0.0)
 
     def score(self, conf: float) -> float:
         """Confident-tile mass: sum of tile confidences at or above the operating point."""
@@ -304,6 +305,31 @@ def choose_view(base: float, others: list[float]) -> int:
     return best
 
 
+def _best_reading(tm: TileModel, rgb: np.ndarray, floor: float, aspect_views: bool) -> _ViewReading:
+    """The plain view's reading, or an aspect view's where `choose_view` prefers it; boxes down to
+    detector confidence `floor`.
+
+    Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
+    score is at most its detector mass (class probabilities are <= 1), so faces are read only in
+    views that could still win; the chosen view is read again only when the caller asked for
+    lower-confidence candidates too.
+    """
+    mid, mid_scale = _mid_image(rgb)
+    size = (rgb.shape[1], rgb.shape[0])
+    plain = _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
+    if not (aspect_views and ASPECT_VIEWS):
+        return plain
+    bar = switch_bar(plain.score(tm.conf))
+    others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
+    others = [_with_faces(tm, rgb, o) if o.score(tm.conf) >= bar else o for o in others]
+    pick = choose_view(plain.score(tm.conf), [o.score(tm.conf) for o in others])
+    if pick < 0:
+        return plain
+    if floor < tm.conf:
+        return _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
+    return others[pick]
+
+
 def detect(
     image: str | Path | np.ndarray,
     conf: float | None = None,
@@ -324,27 +350,9 @@ def detect(
     rgb = load_image(image) if isinstance(image, (str, Path)) else np.asarray(image)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")
-    mid, mid_scale = _mid_image(rgb)
     # The detector's own floor: a face needs det_conf * p_class >= threshold, so det_conf >= threshold.
     floor = max(min(threshold, tm.conf), 0.001)
-    size = (rgb.shape[1], rgb.shape[0])
-    reading = _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    if aspect_views and ASPECT_VIEWS:
-        # Views are compared at the operating point, so they are detected at it (cheap). A view's
-        # score is at most its detector mass (class probabilities are <= 1), so faces are read only
-        # in views that could still win; the chosen view is read again only when the caller asked
-        # for lower-confidence candidates too.
-        bar = switch_bar(reading.score(tm.conf))
-        others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
-        others = [_with_faces(tm, rgb, o) if o.score(tm.conf) >= bar else o for o in others]
-        pick = choose_view(reading.score(tm.conf), [o.score(tm.conf) for o in others])
-        if pick >= 0:
-            if floor < tm.conf:
-                reading = _with_faces(
-                    tm, rgb, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor)
-                )
-            else:
-                reading = others[pick]
+    reading = _best_reading(tm, rgb, floor, aspect_views)
     if len(reading.boxes) == 0:
         return []
     boxes, det_conf, det_cls = reading.boxes, reading.det_conf, reading.det_cls
