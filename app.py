@@ -440,15 +440,16 @@ def situation_inputs(photo: dict) -> Situation:
                 format_func=seat_name,
                 key="sit_discarder",
             )
+    preset_obj = rules.PRESETS[preset]
     flags = allowed_win_flags(preset)
-    fc = st.columns(5)
     names = {"kong_replacement": "杠上开", "last_tiles": "海底捞", "after_kong": "流泪", "first_draw": "地胡"}
+    *flag_cols, hun_col = st.columns(len(names) + 1)
     values = {}
-    for col, (k, label) in zip(fc, names.items(), strict=False):
+    for col, (k, label) in zip(flag_cols, names.items(), strict=True):
         with col:
             values[k] = st.checkbox(label, key=f"sit_{k}", disabled=k not in flags) and k in flags
-    with fc[4]:
-        penalised = rules.PRESETS[preset].discarded_hun_bars_win
+    with hun_col:
+        penalised = preset_obj.discarded_hun_bars_win
         hun_out = st.checkbox(
             "打过混",
             key="sit_discarded_hun",
@@ -456,7 +457,6 @@ def situation_inputs(photo: dict) -> Situation:
             help="The winner discarded a 混 this hand.",
         )
         values["discarded_hun"] = penalised and hun_out
-    preset_obj = rules.PRESETS[preset]
     options: dict[str, object] = {}
     with st.expander(f"Rule options of {preset_obj.title} (defaults shown)"):
         for name, opt in preset_obj.options.items():
