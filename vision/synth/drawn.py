@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.classes import FACE_NAMES
-from vision.synth.faces import FACE_H, FACE_W, FaceBank, default_cache_dir, read_bank, write_bank
+from vision.synth.faces import FACE_H, FACE_W, FaceBank, cached_bank, default_cache_dir
 
 #: Bump when drawing changes, so cached banks are rebuilt.
 DRAWN_VERSION = 2
@@ -270,6 +270,31 @@ def _mix(a: BGR, b: BGR, t: float) -> BGR:
     return tuple(int(round(x * (1 - t) + y * t)) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
 
 
+def _ring_of_dots(
+    canvas: np.ndarray,
+    c: tuple[float, float],
+    dist: float,
+    n: int,
+    dot_r: float,
+    col: BGR,
+    phase: float = 0.0,
+) -> None:
+    """`n` filled dots of radius `dot_r` evenly round centre `c` at distance `dist` (circle designs)."""
+    for k in range(n):
+        t = 2 * np.pi * k / n + phase
+        cv2.circle(
+            canvas, _pt(c[0] + dist * np.cos(t), c[1] + dist * np.sin(t)), int(dot_r), col, -1, cv2.LINE_AA
+        )
+
+
+def _spokes(canvas: np.ndarray, c: tuple[float, float], half: float, n: int, col: BGR, thick: int) -> None:
+    """`n` lines through centre `c`, each `2 * half` long, evenly turned over half a circle."""
+    for k in range(n):
+        t = np.pi * k / n
+        dx, dy = half * np.cos(t), half * np.sin(t)
+        cv2.line(canvas, _pt(c[0] - dx, c[1] - dy), _pt(c[0] + dx, c[1] + dy), col, thick, cv2.LINE_AA)
+
+
 def _dot(canvas: np.ndarray, st: _SetStyle, c: tuple[float, float], r: float, col: BGR, alt: BGR) -> None:
     """One 筒 circle in the set's design: concentric rings, a rosette, a spoked wheel or a solid coin."""
     lw = st.line
@@ -280,30 +305,11 @@ def _dot(canvas: np.ndarray, st: _SetStyle, c: tuple[float, float], r: float, co
         cv2.circle(canvas, _pt(*c), int(r * 0.22), col, -1, aa)
     elif st.dot_style == "flower":
         cv2.circle(canvas, _pt(*c), int(r * (1 - 0.05 * lw)), col, max(1, int(0.1 * r * lw)), aa)
-        for k in range(8):
-            t = 2 * np.pi * k / 8
-            cv2.circle(
-                canvas,
-                _pt(c[0] + 0.58 * r * np.cos(t), c[1] + 0.58 * r * np.sin(t)),
-                int(0.2 * r),
-                alt,
-                -1,
-                aa,
-            )
+        _ring_of_dots(canvas, c, 0.58 * r, 8, 0.2 * r, alt)
         cv2.circle(canvas, _pt(*c), int(r * 0.2), col, -1, aa)
     elif st.dot_style == "spokes":
         cv2.circle(canvas, _pt(*c), int(r * (1 - 0.07 * lw)), col, max(1, int(0.14 * r * lw)), aa)
-        for k in range(4):
-            t = np.pi * k / 4
-            dx, dy = 0.8 * r * np.cos(t), 0.8 * r * np.sin(t)
-            cv2.line(
-                canvas,
-                _pt(c[0] - dx, c[1] - dy),
-                _pt(c[0] + dx, c[1] + dy),
-                alt,
-                max(1, int(0.09 * r * lw)),
-                aa,
-            )
+        _spokes(canvas, c, 0.8 * r, 4, alt, max(1, int(0.09 * r * lw)))
         cv2.circle(canvas, _pt(*c), int(r * 0.3), st.bg, -1, aa)
         cv2.circle(canvas, _pt(*c), int(r * 0.3), col, max(1, int(0.08 * r * lw)), aa)
         cv2.circle(canvas, _pt(*c), int(r * 0.12), col, -1, aa)
@@ -338,23 +344,9 @@ def _big_dot(
         )
     cv2.circle(canvas, _pt(*c), int(r * 0.62), c1, max(2, int(0.06 * r * st.line)), aa)
     if st.dot_style in ("spokes", "solid"):
-        for k in range(8):
-            t = np.pi * k / 8
-            dx, dy = 0.5 * r * np.cos(t), 0.5 * r * np.sin(t)
-            cv2.line(
-                canvas, _pt(c[0] - dx, c[1] - dy), _pt(c[0] + dx, c[1] + dy), c3, max(2, int(0.05 * r)), aa
-            )
+        _spokes(canvas, c, 0.5 * r, 8, c3, max(2, int(0.05 * r)))
     else:
-        for k in range(8):
-            t = 2 * np.pi * k / 8 + np.pi / 8
-            cv2.circle(
-                canvas,
-                _pt(c[0] + 0.42 * r * np.cos(t), c[1] + 0.42 * r * np.sin(t)),
-                int(0.1 * r),
-                c3,
-                -1,
-                aa,
-            )
+        _ring_of_dots(canvas, c, 0.42 * r, 8, 0.1 * r, c3, phase=np.pi / 8)
     cv2.circle(canvas, _pt(*c), int(r * 0.24), c3, -1, aa)
     cv2.circle(canvas, _pt(*c), int(r * 0.12), st.bg, -1, aa)
     cv2.circle(canvas, _pt(*c), int(r * 0.05), c2, -1, aa)
@@ -701,10 +693,7 @@ def drawn_face_bank(
         raise FileNotFoundError(f"CJK font {font} not found")
     cache_dir = cache_dir or default_cache_dir()
     path = cache_dir / f"drawn-{seed}-{per_class}-v{DRAWN_VERSION}-{_font_tag(font)}.npz"
-    cached = read_bank(path)
-    if cached is not None:
-        return cached
-    return write_bank(path, _build(seed, per_class, str(font)))
+    return cached_bank(path, lambda: _build(seed, per_class, str(font)))
 
 
 def contact_sheet(bank: FaceBank, per_class: int = 6) -> np.ndarray:

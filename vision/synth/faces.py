@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,16 +53,15 @@ class FaceBank:
         return arr[int(rng.integers(len(arr)))]
 
 
-def read_bank(path: Path) -> FaceBank | None:
-    """A cached bank, or None when there is none yet."""
-    if not path.exists():
-        return None
-    with np.load(path) as z:
-        return FaceBank(tuple(z[f"c{c}"] for c in range(len(FACE_NAMES))))
+def cached_bank(path: Path, build: Callable[[], list[np.ndarray]]) -> FaceBank:
+    """The bank cached at `path`, or `build()`'s faces cached there first.
 
-
-def write_bank(path: Path, faces: list[np.ndarray]) -> FaceBank:
-    """Cache a bank atomically (temp file + rename: parallel workers never read half a file)."""
+    Written atomically (temp file + rename), so parallel `vision synth` workers never read half a file.
+    """
+    if path.exists():
+        with np.load(path) as z:
+            return FaceBank(tuple(z[f"c{c}"] for c in range(len(FACE_NAMES))))
+    faces = build()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}.npz")
     np.savez_compressed(tmp, **{f"c{c}": a for c, a in enumerate(faces)})
@@ -217,14 +217,15 @@ def load_face_bank(source: Path | str = DEFAULT_SOURCE, cache_dir: Path | None =
         raise FileNotFoundError(f"real tile set not found at {source} (need train/images, train/labels)")
     cache_dir = cache_dir or default_cache_dir()
     path = cache_dir / f"faces-{_cache_key(source)}.npz"
-    cached = read_bank(path)
-    if cached is not None:
-        return cached
-    cand = _collect(source)
-    faces = []
-    for c in range(len(FACE_NAMES)):
-        kept = _orient_and_filter(cand[c])
-        if not kept:
-            raise RuntimeError(f"no usable face crops for class {FACE_NAMES[c]} in {source}")
-        faces.append(np.stack(kept))
-    return write_bank(path, faces)
+
+    def build() -> list[np.ndarray]:
+        cand = _collect(source)
+        faces = []
+        for c in range(len(FACE_NAMES)):
+            kept = _orient_and_filter(cand[c])
+            if not kept:
+                raise RuntimeError(f"no usable face crops for class {FACE_NAMES[c]} in {source}")
+            faces.append(np.stack(kept))
+        return faces
+
+    return cached_bank(path, build)
