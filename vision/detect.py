@@ -93,6 +93,11 @@ class TileNet(nn.Module):
         return self.head(self.features(x))
 
 
+def classifier_outputs(state: dict) -> int:
+    """How many classes a TileNet state dict reads: 35, or 36 with the `other` output."""
+    return int(state["head.2.weight"].shape[0])
+
+
 def crop_tiles(
     image: np.ndarray,
     boxes: np.ndarray,
@@ -160,7 +165,7 @@ def _load_cached(path: str) -> TileModel:
         classifier = None
         if meta.get("classifier"):
             state = torch.load(p.parent / meta["classifier"], map_location="cpu", weights_only=True)
-            outputs = int(state["head.2.weight"].shape[0])  # 35, or 36 with the `other` output
+            outputs = classifier_outputs(state)
             if outputs not in (NUM_CLASSES, OTHER_ID + 1):
                 raise ValueError(
                     f"{p}: classifier has {outputs} outputs, expected {NUM_CLASSES} or {OTHER_ID + 1}"

@@ -26,7 +26,16 @@ import torch.nn.functional as F
 
 from vision import _env, data
 from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER_ID
-from vision.detect import CROP_H, CROP_MARGIN, CROP_W, MODELS_DIR, TileNet, crops_to_tensor
+from vision.detect import (
+    CROP_H,
+    CROP_MARGIN,
+    CROP_W,
+    MODELS_DIR,
+    TileNet,
+    classifier_outputs,
+    crop_tiles,
+    crops_to_tensor,
+)
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
 #: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
@@ -105,21 +114,30 @@ class CropSet:
     y: np.ndarray
 
 
-def load_crops(sources: list[Path], split: str = "train", cache: Path | None = None) -> CropSet:
-    """Crops of every labelled box in the sources' split, cached as .npz (cutting takes ~1 min)."""
+def _cached_crops(cache: Path | None, build: Callable[[], CropSet]) -> CropSet:
+    """The crops cached at `cache` (.npz), or `build()`'s, cached there first (None: no cache)."""
     if cache is not None and cache.is_file():
-        z = np.load(cache)
-        return CropSet(z["x"], z["y"])
-    xs, ys = [], []
-    for src in sources:
-        x, y, _ = data.extract_crops(data.split_images(src, split), SRC_MARGIN, (SRC_W, SRC_H))
-        xs.append(x)
-        ys.append(y)
-    out = CropSet(np.concatenate(xs), np.concatenate(ys))
+        with np.load(cache) as z:
+            return CropSet(z["x"], z["y"])
+    out = build()
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, x=out.x, y=out.y)
     return out
+
+
+def load_crops(sources: list[Path], split: str = "train", cache: Path | None = None) -> CropSet:
+    """Crops of every labelled box in the sources' split, cached as .npz (cutting takes ~1 min)."""
+
+    def build() -> CropSet:
+        xs, ys = [], []
+        for src in sources:
+            x, y, _ = data.extract_crops(data.split_images(src, split), SRC_MARGIN, (SRC_W, SRC_H))
+            xs.append(x)
+            ys.append(y)
+        return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+    return _cached_crops(cache, build)
 
 
 def classifier_crops(sources: list[Path], cache_dir: Path, seed: int, max_extra: int = 7000) -> CropSet:
@@ -163,27 +181,22 @@ def other_crops(
     classifier must name them as one of the 35 faces, and the page would show a tile that is not
     in play. Detector boxes (not labels) are the only boxes these photos have.
     """
-    if cache is not None and cache.is_file():
-        z = np.load(cache)
-        return CropSet(z["x"], z["y"])
-    from vision.detect import crop_tiles
     from vision.imageio import ImageLoadError, load_image
 
-    xs = []
-    for image in images:
-        try:
-            rgb = load_image(image)
-        except ImageLoadError:
-            continue
-        boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
-        if len(boxes):
-            xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
-    x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
-    out = CropSet(x, np.full(len(x), OTHER_ID, np.int64))
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, x=out.x, y=out.y)
-    return out
+    def build() -> CropSet:
+        xs = []
+        for image in images:
+            try:
+                rgb = load_image(image)
+            except ImageLoadError:
+                continue
+            boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+            if len(boxes):
+                xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+        x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
+        return CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+
+    return _cached_crops(cache, build)
 
 
 def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np.ndarray], np.ndarray]:
@@ -358,7 +371,7 @@ def ship(
     }
     if classifier:
         state = torch.load(classifier, map_location="cpu", weights_only=True)
-        meta["classifier_outputs"] = int(state["head.2.weight"].shape[0])  # 36: has `other`
+        meta["classifier_outputs"] = classifier_outputs(state)  # 36: has `other`
     shutil.copyfile(detector, models_dir / "tile_detector.pt")
     if classifier:
         shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
@@ -501,7 +514,7 @@ def run(args) -> int:
         models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
         conf = args.conf
         if conf is None:
-            conf = 0.25
+            conf = DEFAULT_CONF
             if synth is not None and data.split_images(synth, "val"):
                 from vision.detect import load_model
                 from vision.evaluate import collect
