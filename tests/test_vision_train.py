@@ -135,3 +135,19 @@ def test_other_crops_come_from_tile_free_photos_only(tmp_path):
     assert calls == [(96, 128, 3)]
     again = train.other_crops(negatives, two_boxes, cache)  # from the cache: the detector is not run
     assert calls == [(96, 128, 3)] and np.array_equal(again.x, crops.x)
+
+
+def test_other_crop_boxes_come_from_the_plain_view(monkeypatch):
+    """`other` crops are boxes on ordinary photos: the aspect views (chosen by detector mass alone
+    for a bare detector) must not change which boxes the shipped classifier was trained on."""
+    from vision import detect as vdetect
+    from vision import train
+
+    weights = vdetect.MODELS_DIR / "tile_detector.pt"
+    if not weights.is_file():
+        pytest.skip("no shipped detector")
+    seen = []
+    monkeypatch.setattr(vdetect, "detect", lambda rgb, **kw: seen.append(kw) or [])
+    boxes = train.detector_boxes(weights, 384)(np.zeros((32, 32, 3), np.uint8))
+    assert len(boxes) == 0 and seen and seen[0]["aspect_views"] is False
+    assert seen[0]["model"].conf == 0.3 and seen[0]["model"].det_imgsz == 384
