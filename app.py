@@ -2,9 +2,9 @@
 
 Photo → tiles read (vision.detect, cached model) → player fixes tiles and confirms the grouping →
 situation → score (rules) → every 番, each 混, each payment; "save for training" stores the corrected
-photo as YOLO data (vision.labelstore). Logic lives where it is unit-tested: rules.quick_entry (typed
-tiles), rules.situation (hand JSON, checks), rules.explain (results and errors in player words),
-vision.photo_state (a photo read into boxes), vision.roles (where each tile belongs), vision.annotate
+photo as YOLO data (vision.labelstore). Logic lives where it is unit-tested: page.quick_entry (typed
+tiles), page.situation (hand JSON, checks), page.explain (results and errors in player words),
+page.photo_state (a photo read into boxes), page.roles (where each tile belongs), page.annotate
 and vision.labelstore. This file only lays out widgets and keeps per-photo state in st.session_state
 (keyed by the photo's hash) so that corrections never re-run the detector.
 
@@ -22,20 +22,7 @@ from pathlib import Path
 import streamlit as st
 
 import rules
-from rules.explain import explain_error, explain_invalid, fan_rows, hun_lines, payment_rows
-from rules.hand import SEATS
-from rules.names import KIND_ZH, PRESET_SHORT, seat_name, tile_name
-from rules.quick_entry import parse_melds
-from rules.situation import (
-    Situation,
-    WinnerTiles,
-    allowed_win_flags,
-    build_hand,
-    contradictions,
-    count_check,
-)
-from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
-from vision.annotate import (
+from page.annotate import (
     display_scale,
     draw_marks,
     face_label,
@@ -44,9 +31,9 @@ from vision.annotate import (
     shrink,
     tile_crop,
 )
-from vision.classes import CLASS_NAMES, FACE_NAMES
-from vision.detector_loader import Detector, model_detector, plugin_detector
-from vision.photo_state import (
+from page.detector_loader import Detector, model_detector, plugin_detector
+from page.explain import explain_error, explain_invalid, fan_rows, hun_lines, payment_rows
+from page.photo_state import (
     UPLOAD_TYPES,
     box_right_of,
     photo_key,
@@ -55,7 +42,20 @@ from vision.photo_state import (
     sample_photo,
     typed_hand,
 )
-from vision.roles import ROLE_ZH, ROLES, changed_count, default_winning, meld_kind, winner_tiles_from_boxes
+from page.quick_entry import parse_melds
+from page.roles import ROLE_ZH, ROLES, changed_count, default_winning, meld_kind, winner_tiles_from_boxes
+from page.situation import (
+    Situation,
+    WinnerTiles,
+    allowed_win_flags,
+    build_hand,
+    contradictions,
+    count_check,
+)
+from rules.hand import SEATS
+from rules.names import KIND_ZH, PRESET_SHORT, seat_name, tile_name
+from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
+from vision.classes import CLASS_NAMES, FACE_NAMES
 
 ROOT = Path(__file__).resolve().parent
 WIN_BY_LABEL = {"self_draw": "自摸 self-draw", "discard": "点炮 discard", "robbed_kong": "抢杠 robbed kong"}

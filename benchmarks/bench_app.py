@@ -2,7 +2,7 @@
 
 "First result" is what the page computes when a photo arrives: decode (EXIF, size check), detect,
 propose the layout, build the hand, score it, and draw the annotated photo — the same functions
-app.py calls (`vision.photo_state.read_photo`, then the scoring and drawing helpers). Measured on the bundled
+app.py calls (`page.photo_state.read_photo`, then the scoring and drawing helpers). Measured on the bundled
 sample photo as shipped (640 x 300) and upscaled to a 12 MP phone-sized JPEG.
 
 Run: `python benchmarks/bench_app.py [--n 15] [--model models/model.json]`. Without a model it
@@ -34,10 +34,10 @@ SAMPLE = ROOT / "datasets" / "samples"
 def _first_result(data: bytes, name: str, detector, situation) -> dict:
     """The page's work for a new photo, up to the payments and the drawn photo."""
     import rules
-    from rules import situation as S
-    from vision.annotate import annotate, marks_for
-    from vision.photo_state import read_photo
-    from vision.roles import winner_tiles_from_boxes
+    from page import situation as S
+    from page.annotate import annotate, marks_for
+    from page.photo_state import read_photo
+    from page.roles import winner_tiles_from_boxes
 
     photo = read_photo(data, name, detector)
     tiles = winner_tiles_from_boxes(photo["boxes"], photo["winning"], photo["meld_kinds"])
@@ -55,9 +55,9 @@ def main() -> int:
     if args.model:
         os.environ["MAHJONG_MODEL"] = args.model
     import app
-    from rules import situation as S
-    from rules.quick_entry import parse_melds
-    from vision.detector_loader import Detector
+    from page import situation as S
+    from page.detector_loader import Detector
+    from page.quick_entry import parse_melds
 
     doc = json.loads((SAMPLE / "sample.json").read_text(encoding="utf-8"))
     s = doc["situation"]

@@ -1,10 +1,10 @@
-"""vision.annotate: drawn boxes land where the tiles are, unsure tiles stand out, picker order."""
+"""page.annotate: drawn boxes land where the tiles are, unsure tiles stand out, picker order."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.annotate import (
+from page.annotate import (
     COLOURS,
     Mark,
     annotate,

@@ -1,4 +1,4 @@
-"""vision.detector_loader: a detector from a plugged-in function or a model file, and its version string."""
+"""page.detector_loader: a detector from a plugged-in function or a model file, and its version string."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from vision.detector_loader import Detector, model_detector, model_version, plugin_detector
+from page.detector_loader import Detector, model_detector, model_version, plugin_detector
 
 
 def fake_run(rgb: np.ndarray) -> list:

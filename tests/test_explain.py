@@ -1,12 +1,12 @@
-"""rules.explain: engine errors, hands that cannot win, and the result's rows, in player words."""
+"""page.explain: engine errors, hands that cannot win, and the result's rows, in player words."""
 
 from __future__ import annotations
 
 import json
 
 import rules
-from rules.explain import explain_error, explain_invalid, fan_rows, hun_lines, payment_rows
-from rules.situation import Situation, WinnerTiles, build_hand
+from page.explain import explain_error, explain_invalid, fan_rows, hun_lines, payment_rows
+from page.situation import Situation, WinnerTiles, build_hand
 from tests.test_situation import EXAMPLES, _ly1
 
 

@@ -1,4 +1,4 @@
-"""vision.photo_state: a photo read into the page's state dict (boxes with roles, notes), the sample photo,
+"""page.photo_state: a photo read into the page's state dict (boxes with roles, notes), the sample photo,
 and the boxes a player adds or types. No Streamlit and no model: a fake detector stands in."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision import photo_state as ps
-from vision.detector_loader import Detector
-from vision.photo_state import (
+from page import photo_state as ps
+from page.detector_loader import Detector
+from page.photo_state import (
     box_right_of,
     detection_box,
     iou,

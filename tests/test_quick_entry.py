@@ -1,10 +1,10 @@
-"""rules.quick_entry: tiles and melds typed as a player writes them, and back."""
+"""page.quick_entry: tiles and melds typed as a player writes them, and back."""
 
 from __future__ import annotations
 
 import pytest
 
-from rules.quick_entry import format_melds, parse_melds, parse_tiles
+from page.quick_entry import format_melds, parse_melds, parse_tiles
 
 
 def test_parse_tiles_and_melds():

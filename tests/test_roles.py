@@ -1,16 +1,16 @@
-"""vision.roles: where each photo box belongs, the winning tile, and the winner's tiles the roles make."""
+"""page.roles: where each photo box belongs, the winning tile, and the winner's tiles the roles make."""
 
 from __future__ import annotations
 
 import rules
-from rules.situation import Situation, build_hand, count_check
-from vision.roles import (
+from page.roles import (
     changed_count,
     default_winning,
     meld_kind,
     roles_from_layout,
     winner_tiles_from_boxes,
 )
+from page.situation import Situation, build_hand, count_check
 
 
 def _box(

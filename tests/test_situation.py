@@ -1,4 +1,4 @@
-"""rules.situation: page inputs → hand JSON, count hints and contradictions in player words."""
+"""page.situation: page inputs → hand JSON, count hints and contradictions in player words."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import rules
-from rules.explain import explain_error
+from page.explain import explain_error
+from page.situation import Situation, WinnerTiles, build_hand, contradictions, count_check, meld_kind_for
 from rules.names import tile_name
-from rules.situation import Situation, WinnerTiles, build_hand, contradictions, count_check, meld_kind_for
 
 EXAMPLES = Path(__file__).parent / "examples"
 

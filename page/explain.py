@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import tiles as T
-from .errors import HandError
-from .hand import SEATS
-from .names import SUIT_ZH, seat_name, tile_name
-from .result import ScoreResult
-from .situation import WinnerTiles
+from page.situation import WinnerTiles
+from rules import tiles as T
+from rules.errors import HandError
+from rules.hand import SEATS
+from rules.names import SUIT_ZH, seat_name, tile_name
+from rules.result import ScoreResult
 
 _FIELD_WORDS = [
     (r"^win\.kong_replacement", "杠上开"),

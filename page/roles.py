@@ -3,16 +3,16 @@
 Why this module exists: the page keeps one plain dict per box (a detection, a typed or an added tile)
 and lets the player say where it belongs: the standing hand, meld K, the 混 indicator, not in the hand,
 or not a tile at all. Turning a proposed layout (`vision.hand.Layout`) into those roles, guessing the
-winning tile, and turning the roles back into `rules.situation.WinnerTiles` is logic about photo
-detections, so it lives in `vision/` and is unit-tested; app.py only draws the pickers.
+winning tile, and turning the roles back into `page.situation.WinnerTiles` is logic about photo
+detections for the page, so it lives in `page/` and is unit-tested; app.py only draws the pickers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from page.situation import WinnerTiles, meld_kind_for
 from rules import tiles as T
-from rules.situation import WinnerTiles, meld_kind_for
 
 #: What a tile on the photo is, as the page lets the player say it.
 ROLES = ("hand", "meld1", "meld2", "meld3", "meld4", "indicator", "other", "delete")

@@ -5,7 +5,7 @@ Why this module exists: the page collects tiles (read from a photo, then correct
 `../shared/rules/hand-json.md`) is logic that must be unit-tested, and so is everything a player has
 to fix *before* the engine sees the hand: a tile count that does not add up, or a flag that
 contradicts the win ("杠上开 on a discard"). These problems are sentences naming tiles, seats and
-buttons; what the engine itself answers is put in player words by `rules.explain`.
+buttons; what the engine itself answers is put in player words by `page.explain`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import tiles as T
-from .hand import KONG_KINDS, SEATS
-from .names import KIND_ZH, WIN_BY_ZH, seat_name, tile_name
-from .presets import PRESETS, has_winds, wind_order
+from rules import tiles as T
+from rules.hand import KONG_KINDS, SEATS
+from rules.names import KIND_ZH, WIN_BY_ZH, seat_name, tile_name
+from rules.presets import PRESETS, has_winds, wind_order
 
 # --------------------------------------------------------------------------------------------
 # Inputs

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import tiles as T
-from .hand import KONG_KINDS
-from .names import KIND_ZH
+from rules import tiles as T
+from rules.hand import KONG_KINDS
+from rules.names import KIND_ZH
 
 _KIND_WORDS = {
     "吃": "chi",

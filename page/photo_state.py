@@ -8,7 +8,7 @@ photo and the boxes a player adds or types, is logic, not layout, so it lives he
 
 A box dict: `cls` (face code or `back`), `model_cls` (what the model read, None for added/typed),
 `conf`, `xyxy` (None when typed), `alternatives`, `options` (the face picker's order), `origin`
-(`model`, `sample`, `added`, `typed`), `role` (see `vision.roles.ROLES`) and `fixed`.
+(`model`, `sample`, `added`, `typed`), `role` (see `page.roles.ROLES`) and `fixed`.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from rules.quick_entry import parse_melds, parse_tiles
-from vision.annotate import picker_options
+from page.annotate import picker_options
+from page.detector_loader import Detector
+from page.quick_entry import parse_melds, parse_tiles
+from page.roles import default_winning, roles_from_layout
 from vision.classes import CLASS_NAMES
-from vision.detector_loader import Detector
 from vision.imageio import ImageLoadError, load_image
-from vision.roles import default_winning, roles_from_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "datasets" / "samples"
