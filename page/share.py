@@ -30,7 +30,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from rules.names import KIND_ZH, PRESET_SHORT, SEAT_ZH, WIN_BY_ZH, tile_name
+from rules.names import KIND_ZH, SEAT_ZH, WIN_BY_ZH, tile_name
+from rules.presets import PRESETS
 
 SEATS = ("E", "S", "W", "N")
 FONT_ENV = "MAHJONG_SHARE_FONT"
@@ -117,7 +118,8 @@ def _require_valid(result: Mapping) -> None:
 
 def _headline(result: Mapping, hand: Mapping | None, names, number, w: Words) -> list[str]:
     preset = str(result.get("preset", ""))
-    title = PRESET_SHORT.get(preset, preset) + ("麻将" if w.cjk else "")
+    p = PRESETS.get(preset)
+    title = (p.title if w.cjk else p.name) if p else preset
     if number is not None:
         title += f" · 第{number}局" if w.cjk else f" · hand {number}"
     win = (hand or {}).get("win") or {}
@@ -150,20 +152,28 @@ def _loser_lines(result: Mapping, names, w: Words) -> list[str]:
         lo = result.get("losers", {}).get(seat)
         if lo is None:
             continue
-        own = "、".join(f"{w.fan(i)} {i['fan']}" for i in lo.get("fan", [])) or ("—" if w.cjk else "-")
+        own = ("、" if w.cjk else ", ").join(f"{w.fan(i)} {i['fan']}" for i in lo.get("fan", []))
+        own = own or ("—" if w.cjk else "-")
         extra = []
         if lo.get("yao"):
             extra.append("摇" if w.cjk else "yao")
         elif lo.get("diaodi"):
             extra.append("掉底" if w.cjk else "capped")
-        if lo.get("bao"):
-            extra.append(f"宝 {lo['bao']}" if w.cjk else f"bao {lo['bao']}")
-        if lo.get("paid_by") and lo["paid_by"] != seat:
+        # 包三家: the share and the 宝 may each be paid by someone else; say who pays which part
+        share, bao = lo.get("capped", 0), lo.get("bao", 0)
+        if lo.get("paid_by", seat) != seat:
             who = w.seat(lo["paid_by"], names)
-            extra.append(f"由{who}代付" if w.cjk else f"paid by {who}")
+            extra.append(f"{share} 由{who}代付" if w.cjk else f"{share} paid by {who}")
+        if bao:
+            payer = lo.get("bao_paid_by", seat)
+            if w.cjk:
+                extra.append(f"含宝 {bao}" + (f" 由{w.seat(payer, names)}代付" if payer != seat else ""))
+            else:
+                extra.append(f"incl. bao {bao}" + (f" paid by {payer}" if payer != seat else ""))
         tail = f"（{'，'.join(extra)}）" if extra and w.cjk else (f" ({', '.join(extra)})" if extra else "")
         verb = "付" if w.cjk else "owes"
-        lines.append(f"{w.seat(seat, names)}：{own} → {verb} {lo.get('owes', 0)}{tail}")
+        sep, arrow = ("：", "→") if w.cjk else (": ", "->")
+        lines.append(f"{w.seat(seat, names)}{sep}{own} {arrow} {verb} {lo.get('owes', 0)}{tail}")
     return lines
 
 
@@ -236,7 +246,7 @@ def _font(size: int) -> tuple[ImageFont.ImageFont | ImageFont.FreeTypeFont, bool
     return ImageFont.load_default(size=size), False
 
 
-TILE_W, TILE_H, TILE_GAP, GROUP_GAP, MARGIN = 44, 62, 3, 14, 20
+TILE_W, TILE_H, TILE_GAP, GROUP_GAP, MARGIN = 40, 56, 3, 10, 20
 WIDTH = 720
 INK, RED, GREEN, GREY = (30, 30, 30), (200, 30, 30), (20, 130, 60), (110, 110, 110)
 IVORY, GOLD, BG = (250, 246, 232), (246, 205, 90), (255, 255, 255)
@@ -270,8 +280,8 @@ def _draw_tile(d: ImageDraw.ImageDraw, x: int, y: int, t: TileMark, cjk: bool, f
     d.rounded_rectangle((x, y, x + TILE_W, y + TILE_H), radius=6, fill=fill, outline=GREY, width=1)
     big, small, ink = _tile_face(t.code, cjk)
     if small:
-        d.text((x + TILE_W / 2, y + 22), big, font=big_f, fill=ink, anchor="mm")
-        d.text((x + TILE_W / 2, y + 48), small, font=small_f, fill=ink, anchor="mm")
+        d.text((x + TILE_W / 2, y + 20), big, font=big_f, fill=ink, anchor="mm")
+        d.text((x + TILE_W / 2, y + 43), small, font=small_f, fill=ink, anchor="mm")
     else:
         d.text((x + TILE_W / 2, y + TILE_H / 2), big, font=big_f, fill=ink, anchor="mm")
     if t.hun_as:
