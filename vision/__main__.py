@@ -174,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "synth":
         return cmd_synth(argv[1:])
+    if argv and argv[0] == "labels":  # `labels check DIR [--repair]`: vision.labels_check
+        from vision.labels_check import main as labels_main
+
+        return labels_main(argv[1:])
     args = build_parser().parse_args(argv)
     handlers = {"detect": cmd_detect, "evaluate": cmd_evaluate, "train": cmd_train}
     return handlers[args.command](args)

@@ -8,6 +8,7 @@ relabelled as one class ("tile"). So every source is linked (never copied) image
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from collections.abc import Iterable, Iterator
@@ -58,7 +59,8 @@ class Box:
 def read_labels(path: Path) -> list[Box]:
     """Read a YOLO label file; polygon rows (segment exports) become their bounding box.
 
-    A missing file means "no objects" (ultralytics' convention for negatives).
+    A missing file means "no objects" (ultralytics' convention for negatives). Non-finite numbers
+    (`nan`, `inf`) are malformed rows: one would poison a training run's loss.
     """
     boxes: list[Box] = []
     if not path.is_file():
@@ -77,6 +79,8 @@ def read_labels(path: Path) -> list[Box]:
             w, h = max(xs) - min(xs), max(ys) - min(ys)
         else:
             raise ValueError(f"{path}: malformed label row {line!r}")
+        if not all(math.isfinite(v) for v in vals):
+            raise ValueError(f"{path}: non-finite number in label row {line!r}")
         if not 0 <= cls < NUM_CLASSES:
             raise ValueError(f"{path}: class {cls} outside 0..{NUM_CLASSES - 1}")
         boxes.append(Box(cls, cx, cy, w, h))
@@ -100,7 +104,10 @@ def _list_images(entry: str | list[str], root: Path) -> list[Path]:
         p = Path(e)
         p = p if p.is_absolute() else root / p
         if p.is_dir():
-            images += sorted(f for f in p.rglob("*") if f.suffix.lower() in IMAGE_SUFFIXES)
+            # hidden names are never photos: temp files of interrupted writes, editors' swap files
+            images += sorted(
+                f for f in p.rglob("*") if f.suffix.lower() in IMAGE_SUFFIXES and not f.name.startswith(".")
+            )
         elif p.suffix == ".txt" and p.is_file():
             for line in p.read_text().splitlines():
                 if line.strip():
@@ -114,9 +121,15 @@ def split_images(source: Path, split: str) -> list[Path]:
 
     A folder without data.yaml but with `images/` counts as a one-split set (returned for "train").
     Missing splits give an empty list, so optional sources (saved labels) may be absent or empty.
+    A folder of saved labels (vision.labelstore) gives only its complete examples, newest version
+    of each photo: never a file an interrupted save left behind.
     """
     source = Path(source)
     yaml_path = source if source.suffix in {".yaml", ".yml"} else source / "data.yaml"
+    from vision import labelstore  # here: labelstore imports this module
+
+    if labelstore.is_labelstore(yaml_path.parent):
+        return [e.image for e in labelstore.complete_examples(yaml_path.parent, split)]
     if yaml_path.is_file():
         cfg = yaml.safe_load(yaml_path.read_text()) or {}
         # `path` is relative to the yaml's folder; without it the folder itself is the root
@@ -156,6 +169,8 @@ def write_dataset(
         img_dir.mkdir(parents=True)
         lbl_dir.mkdir(parents=True)
         for prefix, image in items:
+            if image.name.startswith("."):  # a temp file of an interrupted write, never a photo
+                continue
             name = f"{prefix}_{image.name}"
             _link(image, img_dir / name)
             boxes = read_labels(label_path_for(image))

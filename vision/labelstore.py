@@ -2,32 +2,46 @@
 
 Why: every photo a player corrects is a labelled example of exactly the photos the product sees, so
 the page writes it where `vision.data` picks it up for `python -m vision train` (it reads
-`datasets/labelled/data.yaml`, split `train`). The folder layout is the standard one:
+`datasets/labelled/data.yaml`, split `train`) and `python -m vision adapt`. The layout is the
+standard one, plus hidden bookkeeping that no image reader lists:
 
     <root>/data.yaml                 names in the fixed class order of vision.classes
     <root>/images/{train,val}/<name>.jpg   the upright pixels (EXIF already applied)
     <root>/labels/{train,val}/<name>.txt   class cx cy w h, normalised to the saved image
-    <root>/manifest.jsonl            one line per saved photo (hash, UTC time, model, changes)
+    <root>/manifest.jsonl            one line per saved version (hash, UTC time, model, changes)
+    <root>/.lock  .staging/  .orphans/     writers' lock, files being written, quarantine
 
-Guarantees (tests in tests/test_labelstore.py): a photo's split depends only on its pixels (content
-hash), so it is deterministic; the same photo saved twice is stored once; nothing is ever
-overwritten (a file is published by `os.link`, which fails if the name exists); every file appears
-complete or not at all (temp file, fsync, then link/rename); names derived from input are sanitised
-and checked to stay inside the dataset folder.
+A photo's example is COMPLETE when its manifest line, image and label all exist and agree. A save
+commits in this order, each step durable (fsync) before the next: image and label written in
+full to `.staging/`; label linked into `labels/`; image linked into `images/`; manifest line
+appended. A crash at any point therefore leaves either nothing visible to the readers or a
+complete example; what it does leave (staged files, an orphan label, an image + label without
+their line) is found and mended by `python -m vision labels check DIR --repair`.
+
+Readers: `complete_examples(root)` (used by `vision.data.split_images`, hence training, adapt and
+evaluate) returns only complete examples, and of a photo saved several times only the newest.
+
+Guarantees (tests/test_labelstore.py, tests/test_labels_faults.py): a photo's split depends only
+on its pixels (content hash); the same photo with the same boxes is stored once, even by several
+processes at once (`fcntl` lock); the same photo with different boxes (saved again after a fix) is
+stored as a new version beside the old one, and the newest wins; nothing is ever overwritten
+(`os.link` refuses existing names); a short write or a full disk is an error that leaves the
+folder as it was; NaN/inf boxes are refused; names derived from input are sanitised and checked
+to stay inside the dataset folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
+import math
 import os
 import re
-import tempfile
-import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -36,12 +50,34 @@ from PIL import Image
 
 from vision._env import REPO_ROOT
 from vision.classes import CLASS_ID, CLASS_NAMES, NUM_CLASSES
+from vision.data import label_path_for, read_labels
+from vision.durable import (
+    SaveError,
+    append_line,
+    explain,
+    locked,
+    publish,
+    same_bytes,
+    staged_name,
+    write_synced,
+)
 
 DEFAULT_ROOT = REPO_ROOT / "datasets" / "labelled"
 #: Share of photos that go to `val` (decided by the content hash, so it never changes for a photo).
 VAL_PERCENT = 20
 JPEG_QUALITY = 95
-_LOCK = threading.Lock()
+MANIFEST = "manifest.jsonl"
+LOCK_FILE = ".lock"
+#: Files being written live here until they are complete (hidden, outside images/ and labels/).
+STAGING = ".staging"
+#: `labels check --repair` moves orphans here instead of deleting them.
+ORPHANS = ".orphans"
+SPLITS = ("train", "val")
+#: The saved JPEG carries the photo's content hash, so a lost manifest line can be rebuilt.
+JPEG_COMMENT_PREFIX = "vision.labelstore photo-sha256="
+_MARKER = "(vision.labelstore)"
+_REQUIRED = ("hash", "image", "label", "split")
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 @dataclass(frozen=True)
@@ -54,7 +90,13 @@ class LabelBox:
 
 @dataclass(frozen=True)
 class SaveResult:
-    """Where the photo went; `duplicate` is True when it had been saved before (nothing written)."""
+    """Where the photo went.
+
+    `duplicate` is True when this photo with exactly these boxes is already the newest saved
+    version (nothing written). `version` counts the saved versions of this photo including this
+    one (1 = first save; 2 = saved again after a fix, ...). `supersedes` is the image of the
+    version this one replaces for training (kept on disk; None for a first save or a duplicate).
+    """
 
     hash: str
     split: str
@@ -62,6 +104,24 @@ class SaveResult:
     label: Path
     duplicate: bool
     boxes: int
+    version: int = 1
+    supersedes: Path | None = None
+
+
+@dataclass(frozen=True)
+class Example:
+    """One complete saved example: the newest version of a photo whose files and line all agree.
+
+    `image`/`label` are absolute paths; `record` is its manifest line; `version` is its place
+    among the photo's complete versions (1 = oldest).
+    """
+
+    hash: str
+    split: str
+    image: Path
+    label: Path
+    version: int
+    record: dict = field(repr=False)
 
 
 def content_hash(rgb: np.ndarray) -> str:
@@ -96,17 +156,32 @@ def _inside(root: Path, path: Path) -> Path:
     """Refuse any path that would leave the dataset folder (belt and braces after `safe_stem`)."""
     r, p = root.resolve(), path.resolve()
     if r != p and r not in p.parents:
-        raise ValueError(f"refusing to write outside the dataset folder: {path}")
+        raise ValueError(f"refusing to use a path outside the dataset folder: {path}")
     return p
 
 
+def _finite_corners(i: int, b: LabelBox) -> tuple[float, float, float, float]:
+    """The box's corners as floats, or one clear ValueError (NaN/inf would poison training)."""
+    try:
+        x1, y1, x2, y2 = (float(v) for v in b.xyxy)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"box {i + 1} ({b.cls}): corners must be 4 numbers, got {b.xyxy!r}") from exc
+    if not all(math.isfinite(v) for v in (x1, y1, x2, y2)):
+        raise ValueError(f"box {i + 1} ({b.cls}): corners must be finite numbers, got {b.xyxy!r}")
+    return x1, y1, x2, y2
+
+
 def yolo_rows(boxes: Iterable[LabelBox], width: int, height: int) -> list[str]:
-    """YOLO label rows (class cx cy w h, normalised), boxes clipped to the image; empty boxes dropped."""
+    """YOLO label rows (class cx cy w h, normalised), boxes clipped to the image; empty boxes dropped.
+
+    Unknown classes and non-finite corners raise ValueError: the whole save is refused rather
+    than a row silently dropped or written as `nan`.
+    """
     rows = []
-    for b in boxes:
+    for i, b in enumerate(boxes):
         if b.cls not in CLASS_ID:
             raise ValueError(f"unknown tile class {b.cls!r}")
-        x1, y1, x2, y2 = (float(v) for v in b.xyxy)
+        x1, y1, x2, y2 = _finite_corners(i, b)
         x1, x2 = sorted((min(max(x1, 0.0), width), min(max(x2, 0.0), width)))
         y1, y2 = sorted((min(max(y1, 0.0), height), min(max(y2, 0.0), height)))
         if x2 - x1 < 1 or y2 - y1 < 1:
@@ -120,7 +195,8 @@ def data_yaml_text() -> str:
     """data.yaml without `path`: Ultralytics and vision.data then resolve splits beside the file."""
     names = "".join(f"  {i}: '{n}'\n" for i, n in enumerate(CLASS_NAMES))
     return (
-        "# Photos corrected and saved from the app (vision.labelstore). Class order: vision/classes.py.\n"
+        f"# Photos corrected and saved from the app {_MARKER}. Class order: vision/classes.py.\n"
+        "# Train on complete examples only: vision.labelstore.complete_examples(folder).\n"
         "train: images/train\n"
         "val: images/val\n"
         f"nc: {NUM_CLASSES}\n"
@@ -128,71 +204,182 @@ def data_yaml_text() -> str:
     )
 
 
-def _write_new(path: Path, data: bytes) -> bool:
-    """Publish `data` at `path` atomically and only if `path` does not exist; False if it did.
-
-    Temp file in the same folder + fsync, then `os.link` (atomic, never replaces). On file systems
-    without hard links, fall back to an existence check + `os.replace` under the process lock.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            os.fchmod(f.fileno(), 0o644)  # mkstemp's 0600 would hide the data from other users
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        except OSError:
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        _fsync_dir(path.parent)
+def is_labelstore(folder: str | Path) -> bool:
+    """Whether `folder` was written by this module (its data.yaml says so, or it has a manifest)."""
+    folder = Path(folder)
+    if (folder / MANIFEST).is_file():
         return True
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _append_line(path: Path, record: dict) -> None:
-    line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        os.write(fd, line)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        with open(folder / "data.yaml", encoding="utf-8") as f:
+            return _MARKER in f.readline()
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
-def read_manifest(root: str | Path = DEFAULT_ROOT) -> list[dict]:
-    """Manifest records (one per saved photo); unreadable lines are skipped, not fatal."""
-    path = Path(root) / "manifest.jsonl"
-    if not path.is_file():
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+@dataclass(frozen=True)
+class ManifestLine:
+    """One line of manifest.jsonl: `record` is None when the line is torn or not a record."""
+
+    number: int
+    raw: bytes
+    record: dict | None
+    terminated: bool
+
+
+def manifest_lines(root: str | Path = DEFAULT_ROOT) -> list[ManifestLine]:
+    """Every line of the manifest, good or bad, in order (bad = torn, not JSON, missing fields)."""
+    path = Path(root) / MANIFEST
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return []
+    chunks = data.split(b"\n")
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            out.append(json.loads(line))
+    for i, raw in enumerate(chunks, start=1):
+        last = i == len(chunks)
+        if last and not raw:
+            break
+        out.append(ManifestLine(i, raw, _parse_record(raw), not last))
     return out
 
 
-def _existing(root: Path, digest: str) -> Path | None:
-    for split in ("train", "val"):
-        for p in (root / "images" / split).glob(f"*_{digest[:16]}.jpg"):
-            return p
+def _parse_record(raw: bytes) -> dict | None:
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(rec, dict) or not all(isinstance(rec.get(k), str) for k in _REQUIRED):
+        return None
+    return rec
+
+
+def read_manifest(root: str | Path = DEFAULT_ROOT) -> list[dict]:
+    """Manifest records (one per saved version), in order; torn or bad lines are skipped."""
+    return [m.record for m in manifest_lines(root) if m.record is not None]
+
+
+def label_problem(label: Path, expected_sha: str | None = None) -> str | None:
+    """Why a label file is not usable (missing, changed since saved, malformed, NaN), or None."""
+    try:
+        data = label.read_bytes()
+    except FileNotFoundError:
+        return "label file missing"
+    except OSError as exc:
+        return f"label unreadable ({exc.strerror})"
+    if expected_sha is not None and _sha256(data) != expected_sha:
+        return "label differs from the one saved"
+    try:
+        read_labels(label)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"bad label ({exc})"
     return None
+
+
+def example_paths(root: Path, record: dict) -> tuple[Path, Path]:
+    """Absolute image and label paths of a record; ValueError if they leave the folder or do not
+    pair up the way Ultralytics pairs them (labels/<split>/<name>.txt beside images/<split>/)."""
+    if record.get("split") not in SPLITS:
+        raise ValueError(f"unknown split {record.get('split')!r}")
+    image = _inside(root, root / record["image"])
+    label = _inside(root, root / record["label"])
+    if image.parent != root.resolve() / "images" / record["split"] or label != label_path_for(image):
+        raise ValueError("image and label are not a pair in images/<split> and labels/<split>")
+    return image, label
+
+
+def example_problem(root: Path, record: dict) -> str | None:
+    """Why a manifest record is not a complete example, or None if it is.
+
+    Cheap enough for every training run: the label is read and checked, the image only stat'ed
+    (its size against the manifest); `labels check` also decodes and hashes the image.
+    """
+    try:
+        image, label = example_paths(root, record)
+    except ValueError as exc:
+        return str(exc)
+    try:
+        size = image.stat().st_size
+    except OSError:
+        return "image file missing"
+    if "image_bytes" in record and size != record["image_bytes"]:
+        return "image differs from the one saved (size)"
+    if size == 0:
+        return "image file empty"
+    return label_problem(label, record.get("label_sha256"))
+
+
+def _save_order(item: tuple[int, dict]) -> tuple[str, int]:
+    number, rec = item
+    return (str(rec.get("saved_utc") or ""), number)
+
+
+def photo_versions(root: str | Path = DEFAULT_ROOT) -> dict[str, list[Example]]:
+    """Every complete version of every saved photo, by content hash, oldest first.
+
+    Order is the save time, then the manifest order (so a line restored by `labels check` for an
+    older save does not outrank a newer save).
+    """
+    root = Path(root)
+    by_hash: dict[str, list[tuple[int, dict]]] = {}
+    for m in manifest_lines(root):
+        if m.record is not None and example_problem(root, m.record) is None:
+            by_hash.setdefault(m.record["hash"], []).append((m.number, m.record))
+    out: dict[str, list[Example]] = {}
+    for digest, items in by_hash.items():
+        items.sort(key=_save_order)
+        out[digest] = [
+            Example(digest, rec["split"], *example_paths(root, rec), version=i, record=rec)
+            for i, (_, rec) in enumerate(items, start=1)
+        ]
+    return out
+
+
+def complete_examples(root: str | Path = DEFAULT_ROOT, split: str | None = None) -> list[Example]:
+    """THE reader for saved labels: the newest complete version of every saved photo.
+
+    Use this (or `vision.data.split_images`, which calls it for a labelstore folder) wherever
+    saved labels are trained on or evaluated: files a crash left behind, old versions of a
+    corrected photo, and lines whose files are missing or changed are never returned. `split`
+    ("train"/"val") filters; the order is stable (by image path). Takes no lock: everything it
+    returns was complete before its manifest line was written.
+    """
+    newest = [versions[-1] for versions in photo_versions(root).values()]
+    return sorted((e for e in newest if split is None or e.split == split), key=lambda e: str(e.image))
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def _ensure_layout(root: Path) -> Path:
+    """Folders and data.yaml (never rewriting an existing one); the caller holds the lock."""
+    for sub in ("images/train", "images/val", "labels/train", "labels/val", STAGING):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    yaml_path = root / "data.yaml"
+    text = data_yaml_text().encode("utf-8")
+    if not yaml_path.exists():
+        staged = staged_name(root / STAGING, yaml_path.name)
+        write_synced(staged, text)
+        try:
+            publish(staged, yaml_path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staged)
+        return yaml_path
+    import yaml
+
+    cfg = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
+    names = cfg.get("names")
+    names = list(names.values()) if isinstance(names, dict) else list(names or [])
+    if names != list(CLASS_NAMES):
+        raise ValueError(f"{yaml_path}: class names differ from vision.classes; not adding to it")
+    return yaml_path
 
 
 def ensure_dataset(root: str | Path = DEFAULT_ROOT) -> Path:
@@ -202,18 +389,72 @@ def ensure_dataset(root: str | Path = DEFAULT_ROOT) -> Path:
     poison training.
     """
     root = Path(root)
-    for sub in ("images/train", "images/val", "labels/train", "labels/val"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    yaml_path = root / "data.yaml"
-    if not _write_new(yaml_path, data_yaml_text().encode("utf-8")):
-        import yaml
+    root.mkdir(parents=True, exist_ok=True)
+    with locked(root / LOCK_FILE):
+        return _ensure_layout(root)
 
-        cfg = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
-        names = cfg.get("names")
-        names = list(names.values()) if isinstance(names, dict) else list(names or [])
-        if names != list(CLASS_NAMES):
-            raise ValueError(f"{yaml_path}: class names differ from vision.classes; not adding to it")
-    return yaml_path
+
+def encode_jpeg(rgb: np.ndarray, digest: str) -> bytes:
+    """The saved JPEG: deterministic for the same pixels, carrying the content hash as a comment."""
+    buf = io.BytesIO()
+    comment = (JPEG_COMMENT_PREFIX + digest).encode("ascii")
+    Image.fromarray(rgb).save(buf, format="JPEG", quality=JPEG_QUALITY, comment=comment)
+    return buf.getvalue()
+
+
+def _free_names(root: Path, split: str, base: str, label: bytes, image: bytes) -> tuple[Path, Path]:
+    """Image and label paths for `base` whose names are free or already hold exactly these bytes.
+
+    A foreign file squatting on a name (or a leftover of another Pillow's encoding) is never
+    replaced and never blocks the save: the next name (`base-2`, ...) is taken instead.
+    """
+    for k in range(1, 100):
+        name = base if k == 1 else f"{base}-{k}"
+        image_path = _inside(root, root / "images" / split / f"{name}.jpg")
+        label_path = _inside(root, root / "labels" / split / f"{name}.txt")
+        if all(
+            not os.path.lexists(p) or same_bytes(p, d) for p, d in ((label_path, label), (image_path, image))
+        ):
+            return image_path, label_path
+    raise SaveError(
+        errno.EEXIST, f"no free file name for {base} in {root}; run `python -m vision labels check`"
+    )
+
+
+def _store_files(
+    root: Path, split: str, base: str, label: bytes, image: bytes
+) -> tuple[Path, Path, list[Path]]:
+    """Stage both files in full, then publish label, then image; returns the paths and what this
+    call published (for rollback). Files already there with the same bytes are reused."""
+    image_path, label_path = _free_names(root, split, base, label, image)
+    staged: list[Path] = []
+    published: list[Path] = []
+    try:
+        for final, data in ((label_path, label), (image_path, image)):
+            staged.append(staged_name(root / STAGING, final.name))
+            write_synced(staged[-1], data)
+        # Label first: an image without its label would read as "no tiles here" to Ultralytics.
+        for st, (final, data) in zip(staged, ((label_path, label), (image_path, image)), strict=True):
+            if publish(st, final):
+                published.append(final)
+            elif not same_bytes(final, data):
+                raise SaveError(errno.EEXIST, f"{final} appeared while saving; not overwriting it")
+    except BaseException:
+        _unlink_all(published)
+        raise
+    finally:
+        _unlink_all(staged)
+    return image_path, label_path, published
+
+
+def _unlink_all(paths: Iterable[Path]) -> None:
+    for p in paths:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(p)
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root.resolve()).as_posix()
 
 
 def save_example(
@@ -226,10 +467,17 @@ def save_example(
     changed: int = 0,
     extra: dict | None = None,
 ) -> SaveResult:
-    """Save one corrected photo (upright RGB pixels) and its boxes; idempotent per photo.
+    """Save one corrected photo (upright RGB pixels) and its boxes as a complete example.
 
-    `changed` is how many boxes the player changed (class fixed, box deleted or added); it goes to
-    the manifest so that retraining can weigh or audit corrected photos.
+    The same photo with the same boxes as its newest version is a duplicate (nothing written).
+    With other boxes (saved again after a fix) it becomes a new version: new files beside the
+    old ones, a new manifest line, and readers use it from then on. `changed` is how many boxes
+    the player changed (class fixed, box deleted or added); it goes to the manifest so retraining
+    can weigh or audit corrected photos. `extra` adds manifest fields (never replacing ours).
+
+    Raises ValueError for bad input (image shape, unknown class, NaN/inf corners, a foreign
+    data.yaml) and `vision.durable.SaveError` (an OSError with a one-line message, e.g. "the disk
+    is full") when the disk refuses; in both cases nothing new is visible in the folder.
     """
     rgb = np.asarray(rgb)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
@@ -239,36 +487,58 @@ def save_example(
     rows = yolo_rows(boxes, width, height)
     digest = content_hash(rgb)
     split = split_for(digest)
-    with _LOCK:
-        ensure_dataset(root)
-        found = _existing(root, digest)
-        if found is not None:
-            label = root / "labels" / found.parent.name / (found.stem + ".txt")
-            return SaveResult(digest, found.parent.name, found, label, True, len(rows))
-        name = f"{safe_stem(source_name)}_{digest[:16]}"
-        image_path = _inside(root, root / "images" / split / f"{name}.jpg")
-        label_path = _inside(root, root / "labels" / split / f"{name}.txt")
-        buf = io.BytesIO()
-        Image.fromarray(rgb).save(buf, format="JPEG", quality=JPEG_QUALITY)
-        # Label first: an image without its label would read as "no tiles here" to Ultralytics.
-        label_bytes = ("\n".join(rows) + ("\n" if rows else "")).encode()
-        if not _write_new(label_path, label_bytes) and label_path.read_bytes() != label_bytes:
-            # (the same bytes there = a save interrupted before its image: finish it)
-            raise FileExistsError(f"{label_path} exists; not overwriting")
-        if not _write_new(image_path, buf.getvalue()):
-            raise FileExistsError(f"{image_path} exists; not overwriting")
-        record = {
-            "hash": digest,
-            "image": image_path.relative_to(root.resolve()).as_posix(),
-            "label": label_path.relative_to(root.resolve()).as_posix(),
-            "split": split,
-            "saved_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "model_version": model_version,
-            "width": width,
-            "height": height,
-            "boxes": len(rows),
-            "changed": int(changed),
-            **(extra or {}),
-        }
-        _append_line(root / "manifest.jsonl", record)
-    return SaveResult(digest, split, image_path, label_path, False, len(rows))
+    label_bytes = ("\n".join(rows) + ("\n" if rows else "")).encode()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with locked(root / LOCK_FILE):
+            _ensure_layout(root)
+            versions = photo_versions(root).get(digest, [])
+            newest = versions[-1] if versions else None
+            if newest is not None and same_bytes(newest.label, label_bytes):
+                return SaveResult(
+                    digest, newest.split, newest.image, newest.label, True, len(rows), version=len(versions)
+                )
+            earlier = next((v for v in reversed(versions) if same_bytes(v.label, label_bytes)), None)
+            published: list[Path] = []
+            if earlier is not None:  # back to an earlier version: a new line for its files
+                image_path, label_path = earlier.image, earlier.label
+                image_bytes = image_path.read_bytes()
+            else:
+                image_bytes = encode_jpeg(rgb, digest)
+                base = f"{safe_stem(source_name)}_{digest[:16]}_{_sha256(label_bytes)[:8]}"
+                image_path, label_path, published = _store_files(root, split, base, label_bytes, image_bytes)
+            record = {
+                **(extra or {}),
+                "hash": digest,
+                "image": _relative(root, image_path),
+                "label": _relative(root, label_path),
+                "split": split,
+                "saved_utc": datetime.now(UTC).strftime(_TIME_FORMAT),
+                "model_version": model_version,
+                "width": width,
+                "height": height,
+                "boxes": len(rows),
+                "changed": int(changed),
+                "version": len(versions) + 1,
+                "label_sha256": _sha256(label_bytes),
+                "image_sha256": _sha256(image_bytes),
+                "image_bytes": len(image_bytes),
+            }
+            line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+            try:
+                append_line(root / MANIFEST, line)  # the commit point
+            except BaseException:
+                _unlink_all(published)
+                raise
+    except OSError as exc:
+        raise explain(exc, f"could not save the photo in {root}") from exc
+    return SaveResult(
+        digest,
+        split,
+        image_path,
+        label_path,
+        False,
+        len(rows),
+        version=len(versions) + 1,
+        supersedes=newest.image if newest is not None else None,
+    )
