@@ -4,7 +4,11 @@ PIP ?= $(PYTHON) -m pip
 export YOLO_OFFLINE := 1
 export YOLO_CONFIG_DIR ?= $(CURDIR)/.cache/ultralytics
 
-.PHONY: install install-dev app test lint
+PORT ?= 8501
+# No browser opened on the server, no usage statistics sent (page/serve.py uses the same flags).
+STREAMLIT_FLAGS := --server.headless true --browser.gatherUsageStats false
+
+.PHONY: install install-dev app app-lan test lint
 
 install:
 	$(PIP) install -e .
@@ -12,8 +16,13 @@ install:
 install-dev:
 	$(PIP) install -e '.[dev]'
 
+# This computer only: http://localhost:$(PORT)
 app: install
-	$(PYTHON) -m streamlit run app.py --server.headless true
+	$(PYTHON) -m streamlit run app.py $(STREAMLIT_FLAGS) --server.address 127.0.0.1 --server.port $(PORT)
+
+# Phones on the same Wi-Fi: HTTPS with a self-signed certificate made here, behind a PIN printed below.
+app-lan: install
+	$(PYTHON) -m page.serve --port $(PORT)
 
 test: install-dev
 	$(PYTHON) -m pytest

@@ -1,0 +1,371 @@
+"""`make app-lan`: the page on the phones at the table, over HTTPS, behind a PIN.
+
+Why HTTPS: a phone's browser opens the camera (getUserMedia) only on a secure origin, and a page on
+the laptop's LAN address is not one over plain HTTP. So a self-signed certificate is made on the
+spot (the `openssl` command, else the `cryptography` package; nothing is downloaded) for the
+machine's LAN addresses; each phone accepts the browser's warning once. The certificate is kept in
+`.cache/lan-cert/` and reused while it still covers the same addresses, so the warning does not come
+back every evening.
+
+Why a PIN: anyone on the same Wi-Fi (a café, a hotel) could otherwise open the page and the evening's
+scorebook. `python -m page.serve` draws a fresh 6-digit PIN, prints it with the URL (and a QR code)
+in the terminal, and hands it to Streamlit in env `MAHJONG_PIN`. The page asks for it once per
+browser session before it shows anything:
+
+    from page import serve
+    if serve.pin_required() and not st.session_state.get("pin_ok"):
+        pin = st.text_input("请输入电脑上显示的 PIN", type="password", max_chars=12)
+        if pin and serve.check_pin(pin):
+            st.session_state.pin_ok = True
+            st.rerun()
+        elif pin:
+            wait = serve.pin_locked_for()
+            st.error("PIN 不对" + (f"，请 {wait:.0f} 秒后再试" if wait else ""))
+        st.stop()
+
+`check_pin` compares in constant time, accepts full-width digits and spaces (a Chinese keyboard),
+and after `MAX_FAILURES` wrong tries in a row refuses every try for `LOCKOUT_S` seconds (one lock for
+the whole server, so opening new tabs does not reset it): guessing 6 digits would take months.
+Without `MAHJONG_PIN` (plain `make app` on 127.0.0.1) there is no gate and `check_pin` is True.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hmac
+import ipaddress
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PIN_ENV = "MAHJONG_PIN"
+PIN_DIGITS = 6
+MAX_FAILURES = 5
+LOCKOUT_S = 30.0
+DEFAULT_PORT = 8501
+CERT_DIR = ROOT / ".cache" / "lan-cert"
+CERT_DAYS = 90  # well under the 825 days iOS accepts for a server certificate
+RENEW_BEFORE = timedelta(days=2)
+#: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent.
+STREAMLIT_FLAGS: tuple[str, ...] = ("--server.headless", "true", "--browser.gatherUsageStats", "false")
+
+
+class ServeError(RuntimeError):
+    """Serving on the local network cannot start; the message says what to do."""
+
+
+# ---------------------------------------------------------------------- PIN
+
+
+def new_pin(digits: int = PIN_DIGITS) -> str:
+    """A random PIN from the OS's secure generator, e.g. '047193'."""
+    return "".join(secrets.choice("0123456789") for _ in range(digits))
+
+
+def normalise_pin(text: str) -> str:
+    """What the player meant: full-width digits (Chinese keyboards) made ASCII; spaces and dashes dropped."""
+    plain = unicodedata.normalize("NFKC", str(text))
+    return "".join(ch for ch in plain if not ch.isspace() and ch not in "-_")
+
+
+class PinGate:
+    """Checks PINs for the whole server process; after repeated wrong tries it refuses for a while."""
+
+    def __init__(self, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S, clock=time.monotonic):
+        self.max_failures = max_failures
+        self.lockout_s = lockout_s
+        self._clock = clock
+        self._failures = 0
+        self._locked_until = 0.0
+        self._lock = threading.Lock()
+
+    def locked_for(self) -> float:
+        """Seconds until tries are accepted again (0 when they are)."""
+        with self._lock:
+            return max(0.0, self._locked_until - self._clock())
+
+    def check(self, entered: str, expected: str) -> bool:
+        """True when `entered` is the PIN. A locked gate says False without looking at the PIN."""
+        with self._lock:
+            if self._clock() < self._locked_until:
+                return False
+            ok = hmac.compare_digest(normalise_pin(entered).encode(), normalise_pin(expected).encode())
+            if ok:
+                self._failures = 0
+            else:
+                self._failures += 1
+                if self._failures >= self.max_failures:
+                    self._failures = 0
+                    self._locked_until = self._clock() + self.lockout_s
+            return ok
+
+
+_GATE = PinGate()
+
+
+def pin_required(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether this server was started behind a PIN (`make app-lan`)."""
+    return bool(env.get(PIN_ENV, "").strip())
+
+
+def check_pin(entered: str, env: Mapping[str, str] = os.environ) -> bool:
+    """Is `entered` this server's PIN? Always True when the server has no PIN (plain `make app`)."""
+    if not pin_required(env):
+        return True
+    return _GATE.check(entered, env[PIN_ENV])
+
+
+def pin_locked_for() -> float:
+    """Seconds the page should ask the player to wait after too many wrong PINs."""
+    return _GATE.locked_for()
+
+
+# ---------------------------------------------------------------------- addresses
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses a phone on the same network can reach (no loopback), best first.
+
+    The address of the default route comes first: connecting a UDP socket sends nothing, it only asks
+    the OS which interface it would use. Then the addresses the host name resolves to.
+    """
+    found: list[str] = []
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.254.254.254", 1))
+        found.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    with contextlib.suppress(OSError):
+        found += [i[4][0] for i in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    out: list[str] = []
+    for a in found:
+        ip = ipaddress.ip_address(a)
+        if not (ip.is_loopback or ip.is_unspecified or ip.is_link_local) and a not in out:
+            out.append(a)
+    return sorted(out, key=lambda a: not ipaddress.ip_address(a).is_private)
+
+
+# ---------------------------------------------------------------------- certificate
+
+
+@dataclass(frozen=True)
+class Certificate:
+    cert: Path
+    key: Path
+    hosts: tuple[str, ...]  # what the certificate names (IP addresses and DNS names)
+    not_after: datetime
+    made_now: bool  # False when an earlier certificate was reused
+
+
+def _san_entries(hosts: Iterable[str]) -> list[str]:
+    out = []
+    for h in hosts:
+        try:
+            ipaddress.ip_address(h)
+            out.append(f"IP:{h}")
+        except ValueError:
+            out.append(f"DNS:{h}")
+    return out
+
+
+def _make_with_openssl(cert: Path, key: Path, hosts: Sequence[str], days: int) -> None:
+    cmd = [
+        "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", str(key), "-out", str(cert), "-days", str(days),
+        "-subj", "/CN=Mahjong scorer (self-signed)",
+        "-addext", "subjectAltName=" + ",".join(_san_entries(hosts)),
+        "-addext", "basicConstraints=critical,CA:FALSE",
+        "-addext", "keyUsage=critical,digitalSignature",
+        "-addext", "extendedKeyUsage=serverAuth",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise ServeError(f"openssl could not make the certificate: {done.stderr.strip()[-300:]}")
+
+
+def _make_with_cryptography(cert: Path, key: Path, hosts: Sequence[str], days: int) -> None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    pkey = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Mahjong scorer (self-signed)")])
+    alt = []
+    for h in hosts:
+        try:
+            alt.append(x509.IPAddress(ipaddress.ip_address(h)))
+        except ValueError:
+            alt.append(x509.DNSName(h))
+    now = datetime.now(UTC)
+    built = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(pkey.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(days=days))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(pkey, hashes.SHA256())
+    )
+    key.write_bytes(
+        pkey.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    cert.write_bytes(built.public_bytes(serialization.Encoding.PEM))
+
+
+def certificate_tool() -> str | None:
+    """What can make the certificate here: 'openssl', 'cryptography' or None."""
+    if shutil.which("openssl"):
+        return "openssl"
+    try:
+        import cryptography  # noqa: F401
+    except ImportError:
+        return None
+    return "cryptography"
+
+
+def make_certificate(
+    cert_dir: Path, hosts: Sequence[str], days: int = CERT_DAYS, tool: str | None = None
+) -> Certificate:
+    """A new self-signed certificate and key for `hosts` in `cert_dir` (the key readable by its owner only)."""
+    tool = tool or certificate_tool()
+    if tool is None:
+        raise ServeError(
+            "no way to make a certificate: install the openssl command (apt install openssl) "
+            "or the Python package cryptography (pip install cryptography)"
+        )
+    cert_dir.mkdir(parents=True, exist_ok=True)
+    cert, key = cert_dir / "cert.pem", cert_dir / "key.pem"
+    old_umask = os.umask(0o077)
+    try:
+        (_make_with_openssl if tool == "openssl" else _make_with_cryptography)(cert, key, hosts, days)
+    finally:
+        os.umask(old_umask)
+    key.chmod(0o600)
+    not_after = datetime.now(UTC) + timedelta(days=days)
+    meta = {"hosts": list(hosts), "not_after": not_after.isoformat(), "tool": tool}
+    (cert_dir / "cert.json").write_text(json.dumps(meta), encoding="utf-8")
+    return Certificate(cert, key, tuple(hosts), not_after, True)
+
+
+def ensure_certificate(cert_dir: Path, hosts: Sequence[str], days: int = CERT_DAYS) -> Certificate:
+    """The certificate in `cert_dir` if it covers `hosts` and is not about to expire, else a new one."""
+    cert, key, meta_path = cert_dir / "cert.pem", cert_dir / "key.pem", cert_dir / "cert.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        not_after = datetime.fromisoformat(meta["not_after"])
+        covered = set(hosts) <= set(meta["hosts"])
+        if covered and cert.is_file() and key.is_file() and not_after - datetime.now(UTC) > RENEW_BEFORE:
+            return Certificate(cert, key, tuple(meta["hosts"]), not_after, False)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return make_certificate(cert_dir, hosts, days)
+
+
+# ---------------------------------------------------------------------- serving
+
+
+def streamlit_command(
+    cert: Certificate, port: int = DEFAULT_PORT, app: Path = ROOT / "app.py", python: str = sys.executable
+) -> list[str]:
+    """The Streamlit command line: every interface, HTTPS with the certificate, no statistics."""
+    return [
+        python, "-m", "streamlit", "run", str(app), *STREAMLIT_FLAGS,
+        "--server.address", "0.0.0.0", "--server.port", str(port),
+        "--server.sslCertFile", str(cert.cert), "--server.sslKeyFile", str(cert.key),
+    ]  # fmt: skip
+
+
+def urls(addresses: Sequence[str], port: int) -> list[str]:
+    return [f"https://{a}:{port}" for a in addresses]
+
+
+def qr_text(url: str) -> str | None:
+    """The URL as a QR code drawn in the terminal (None when `segno` is not installed)."""
+    try:
+        import segno
+    except ImportError:
+        return None
+    import io
+
+    out = io.StringIO()
+    segno.make(url, micro=False).terminal(out=out, compact=True)
+    return out.getvalue()
+
+
+def banner(addresses: Sequence[str], port: int, pin: str, cert: Certificate) -> str:
+    """What the terminal shows the table: where to go, what to accept, which PIN to type."""
+    links = urls(addresses, port) or [f"https://<this computer's address>:{port}"]
+    lines = [
+        "",
+        "麻将记分 · 局域网 (phones on the same Wi-Fi)",
+        "  在手机上打开 / open on the phone:",
+        *(f"    {u}" for u in links),
+        f"  PIN: {pin[:3]} {pin[3:]}",
+        "  证书是这台电脑刚生成的自签名证书：浏览器提示“不安全 / 不是私密连接”时，点“高级”→“继续访问”。",
+        "  (self-signed certificate: accept the browser's warning once; it allows the camera)",
+        f"  certificate: {cert.cert} ({'new' if cert.made_now else 'reused'}, valid until {cert.not_after:%Y-%m-%d})",
+        "  Ctrl+C stops the server.",
+    ]
+    if not addresses:
+        lines.insert(4, "  (no network address found: is this computer on Wi-Fi?)")
+    qr = qr_text(links[0]) if addresses else None
+    if qr:
+        lines += ["", qr]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m page.serve",
+        description="Serve the page to phones on the local network: HTTPS (self-signed) behind a PIN.",
+    )
+    ap.add_argument("--port", type=int, default=DEFAULT_PORT)
+    ap.add_argument("--cert-dir", type=Path, default=CERT_DIR, help="where the certificate is kept")
+    ap.add_argument("--host", action="append", default=[], help="another address or name to certify")
+    ap.add_argument("--dry-run", action="store_true", help="make the certificate, print, do not serve")
+    args = ap.parse_args(argv)
+    addresses = lan_addresses()
+    hosts = list(dict.fromkeys([*addresses, *args.host, "localhost", "127.0.0.1"]))
+    try:
+        cert = ensure_certificate(args.cert_dir, hosts)
+    except ServeError as exc:
+        print(f"make app-lan: {exc}", file=sys.stderr)
+        return 2
+    pin = new_pin()
+    print(banner(addresses, args.port, pin, cert), flush=True)
+    cmd = streamlit_command(cert, args.port)
+    if args.dry_run:
+        print(" ".join(cmd))
+        return 0
+    env = {**os.environ, PIN_ENV: pin}
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

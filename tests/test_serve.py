@@ -1,0 +1,278 @@
+"""Serving at the table: `make app` flags, the PIN gate, the self-signed certificate, HTTPS for real."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from page import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTS = ["192.168.1.23", "mahjong.local", "localhost", "127.0.0.1"]
+
+
+def _available_tools() -> list[str]:
+    tools = []
+    if shutil.which("openssl"):
+        tools.append("openssl")
+    try:
+        import cryptography  # noqa: F401
+
+        tools.append("cryptography")
+    except ImportError:
+        pass
+    return tools
+
+
+# ---------------------------------------------------------------------- make
+
+
+def _make_n(target: str) -> str:
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+    return subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def test_make_app_listens_on_localhost_only_without_statistics():
+    line = next(x for x in _make_n("app").splitlines() if "streamlit run app.py" in x)
+    args = line.split()
+    assert args[args.index("--server.address") + 1] == "127.0.0.1"
+    assert args[args.index("--browser.gatherUsageStats") + 1] == "false"
+    assert args[args.index("--server.headless") + 1] == "true"
+    flags = serve.STREAMLIT_FLAGS
+    assert all(f in args for f in flags)  # the Makefile and page.serve agree
+
+
+def test_make_app_lan_runs_page_serve():
+    out = _make_n("app-lan")
+    assert "-m page.serve --port 8501" in out
+
+
+# ---------------------------------------------------------------------- PIN
+
+
+def test_new_pins_are_six_random_digits():
+    pins = {serve.new_pin() for _ in range(30)}
+    assert all(len(p) == 6 and p.isdigit() for p in pins)
+    assert len(pins) > 25
+
+
+def test_pin_typed_on_a_chinese_keyboard_still_counts():
+    assert serve.normalise_pin("１２３ ４５６") == "123456"
+    assert serve.normalise_pin(" 123-456\n") == "123456"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_gate_locks_after_repeated_wrong_pins_then_opens_again():
+    clock = FakeClock()
+    gate = serve.PinGate(max_failures=3, lockout_s=30, clock=clock)
+    assert gate.check("123 456", "123456")
+    assert not gate.check("000000", "123456")
+    assert not gate.check("111111", "123456")
+    assert gate.locked_for() == 0
+    assert not gate.check("222222", "123456")  # third wrong try: locked
+    assert gate.locked_for() == 30
+    assert not gate.check("123456", "123456")  # even the right PIN waits out the lock
+    clock.t += 31
+    assert gate.locked_for() == 0
+    assert gate.check("123456", "123456")
+
+
+def test_a_right_pin_resets_the_count_of_wrong_ones():
+    gate = serve.PinGate(max_failures=3, lockout_s=30, clock=FakeClock())
+    for _ in range(5):
+        assert not gate.check("9", "123456")
+        assert not gate.check("8", "123456")
+        assert gate.check("123456", "123456")
+    assert gate.locked_for() == 0
+
+
+def test_check_pin_compares_in_constant_time(monkeypatch):
+    calls = []
+    real = serve.hmac.compare_digest
+
+    def spy(a, b):
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(serve.hmac, "compare_digest", spy)
+    monkeypatch.setattr(serve, "_GATE", serve.PinGate())
+    env = {serve.PIN_ENV: "482913"}
+    assert serve.check_pin("482913", env) and not serve.check_pin("482914", env)
+    assert calls == [(b"482913", b"482913"), (b"482914", b"482913")]
+
+
+def test_without_a_pin_there_is_no_gate(monkeypatch):
+    monkeypatch.setattr(serve, "_GATE", serve.PinGate())
+    assert not serve.pin_required({})
+    assert not serve.pin_required({serve.PIN_ENV: "  "})
+    assert serve.check_pin("anything", {})
+    env = {serve.PIN_ENV: "482913"}
+    assert serve.pin_required(env)
+    assert not serve.check_pin("", env) and not serve.check_pin("48291", env)
+    monkeypatch.setenv(serve.PIN_ENV, "111222")
+    assert serve.pin_required() and serve.check_pin("111 222") and serve.pin_locked_for() == 0
+
+
+# ---------------------------------------------------------------------- certificate
+
+
+def _read_cert(path: Path):
+    x509 = pytest.importorskip("cryptography.x509")
+    return x509.load_pem_x509_certificate(path.read_bytes())
+
+
+@pytest.mark.parametrize("tool", _available_tools())
+def test_certificate_names_the_lan_address_and_is_a_server_certificate(tmp_path, tool):
+    from cryptography import x509
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
+    cert = serve.make_certificate(tmp_path / "c", HOSTS, days=30, tool=tool)
+    assert cert.made_now and cert.hosts == tuple(HOSTS)
+    assert cert.key.stat().st_mode & 0o777 == 0o600
+    c = _read_cert(cert.cert)
+    san = c.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert san.get_values_for_type(x509.IPAddress) == [
+        ipaddress.ip_address("192.168.1.23"),
+        ipaddress.ip_address("127.0.0.1"),
+    ]
+    assert san.get_values_for_type(x509.DNSName) == ["mahjong.local", "localhost"]
+    eku = c.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    assert ExtendedKeyUsageOID.SERVER_AUTH in eku  # iOS refuses server certificates without it
+    assert c.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is False
+    lifetime = c.not_valid_after_utc - c.not_valid_before_utc
+    assert timedelta(days=29) < lifetime < timedelta(days=31)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert.cert, cert.key)  # the key belongs to the certificate
+
+
+def test_certificate_is_reused_while_it_covers_the_addresses(tmp_path):
+    if not _available_tools():
+        pytest.skip("neither openssl nor cryptography")
+    d = tmp_path / "c"
+    first = serve.ensure_certificate(d, HOSTS)
+    pem = first.cert.read_bytes()
+    again = serve.ensure_certificate(d, ["192.168.1.23", "localhost"])
+    assert not again.made_now and again.cert.read_bytes() == pem
+    moved = serve.ensure_certificate(d, ["10.0.0.7", "localhost"])  # the laptop got a new address
+    assert moved.made_now and moved.cert.read_bytes() != pem
+    meta = json.loads((d / "cert.json").read_text())
+    meta["not_after"] = (datetime.now(UTC) + timedelta(hours=5)).isoformat()  # about to expire
+    (d / "cert.json").write_text(json.dumps(meta))
+    assert serve.ensure_certificate(d, ["10.0.0.7"]).made_now
+    (d / "cert.json").write_text("{broken")
+    assert serve.ensure_certificate(d, ["10.0.0.7"]).made_now
+
+
+def test_no_certificate_tool_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve, "certificate_tool", lambda: None)
+    with pytest.raises(serve.ServeError, match="apt install openssl"):
+        serve.make_certificate(tmp_path, HOSTS)
+
+
+# ---------------------------------------------------------------------- addresses, banner, command
+
+
+def test_lan_addresses_are_reachable_ipv4_addresses():
+    for a in serve.lan_addresses():
+        ip = ipaddress.ip_address(a)
+        assert ip.version == 4 and not ip.is_loopback and not ip.is_link_local
+
+
+def _fake_cert(tmp_path: Path, made_now: bool = True) -> serve.Certificate:
+    return serve.Certificate(
+        tmp_path / "cert.pem", tmp_path / "key.pem", tuple(HOSTS), datetime.now(UTC), made_now
+    )
+
+
+def test_streamlit_command_serves_https_on_every_interface_without_statistics(tmp_path):
+    cmd = serve.streamlit_command(_fake_cert(tmp_path), port=9443, python="py")
+    assert cmd[:4] == ["py", "-m", "streamlit", "run"] and cmd[4].endswith("app.py")
+    pairs = dict(zip(cmd[5::2], cmd[6::2], strict=True))
+    assert pairs["--server.address"] == "0.0.0.0" and pairs["--server.port"] == "9443"
+    assert pairs["--server.sslCertFile"] == str(tmp_path / "cert.pem")
+    assert pairs["--server.sslKeyFile"] == str(tmp_path / "key.pem")
+    assert pairs["--browser.gatherUsageStats"] == "false" and pairs["--server.headless"] == "true"
+
+
+def test_banner_shows_url_pin_and_how_to_accept_the_certificate(tmp_path):
+    text = serve.banner(["192.168.1.23"], 8501, "482913", _fake_cert(tmp_path))
+    assert "https://192.168.1.23:8501" in text and "PIN: 482 913" in text
+    assert "继续访问" in text and "same Wi-Fi" in text
+    try:
+        import segno  # noqa: F401
+    except ImportError:
+        return
+    assert "█" in text or "▀" in text  # the QR code
+
+
+def test_banner_without_a_network_says_so(tmp_path):
+    text = serve.banner([], 8501, "482913", _fake_cert(tmp_path))
+    assert "no network address found" in text and "https://<this computer's address>:8501" in text
+
+
+def test_dry_run_makes_a_certificate_and_prints_the_command(tmp_path, monkeypatch, capsys):
+    if not _available_tools():
+        pytest.skip("neither openssl nor cryptography")
+    monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.168.1.23"])
+    assert serve.main(["--dry-run", "--cert-dir", str(tmp_path / "c"), "--port", "9443"]) == 0
+    out = capsys.readouterr().out
+    assert "https://192.168.1.23:9443" in out and "PIN: " in out
+    assert "--server.sslCertFile" in out and (tmp_path / "c" / "cert.pem").is_file()
+    meta = json.loads((tmp_path / "c" / "cert.json").read_text())
+    assert meta["hosts"] == ["192.168.1.23", "localhost", "127.0.0.1"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_streamlit_really_serves_https_with_the_certificate(tmp_path):
+    """The flags work: a tiny page served by Streamlit answers over TLS verified against our certificate."""
+    if not _available_tools():
+        pytest.skip("neither openssl nor cryptography")
+    cert = serve.make_certificate(tmp_path / "c", ["localhost", "127.0.0.1"])
+    page = tmp_path / "tiny.py"
+    page.write_text("import streamlit as st\nst.write('ok')\n")
+    port = _free_port()
+    cmd = serve.streamlit_command(cert, port=port, app=page, python=sys.executable)
+    cmd[cmd.index("0.0.0.0")] = "127.0.0.1"  # the test needs no other interface
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ctx = ssl.create_default_context(cafile=str(cert.cert))
+        deadline, body = time.monotonic() + 60, None
+        while time.monotonic() < deadline and body is None:
+            try:
+                with urllib.request.urlopen(
+                    f"https://127.0.0.1:{port}/_stcore/health", context=ctx, timeout=5
+                ) as r:
+                    body = r.read().decode()
+            except (OSError, ssl.SSLError):
+                time.sleep(0.5)
+        assert body == "ok"
+        with pytest.raises(OSError):  # plain HTTP is not served
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5)
+    finally:
+        proc.terminate()
+        proc.wait(20)
