@@ -135,20 +135,15 @@ def test_without_a_pin_there_is_no_gate(monkeypatch):
 # ---------------------------------------------------------------------- certificate
 
 
-def _read_cert(path: Path):
-    x509 = pytest.importorskip("cryptography.x509")
-    return x509.load_pem_x509_certificate(path.read_bytes())
-
-
 @pytest.mark.parametrize("tool", _available_tools())
 def test_certificate_names_the_lan_address_and_is_a_server_certificate(tmp_path, tool):
-    from cryptography import x509
+    x509 = pytest.importorskip("cryptography.x509", reason="reading the certificate needs cryptography")
     from cryptography.x509.oid import ExtendedKeyUsageOID
 
     cert = serve.make_certificate(tmp_path / "c", HOSTS, days=30, tool=tool)
     assert cert.made_now and cert.hosts == tuple(HOSTS)
     assert cert.key.stat().st_mode & 0o777 == 0o600
-    c = _read_cert(cert.cert)
+    c = x509.load_pem_x509_certificate(cert.cert.read_bytes())
     san = c.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     assert san.get_values_for_type(x509.IPAddress) == [
         ipaddress.ip_address("192.168.1.23"),
