@@ -23,7 +23,9 @@ Intended use in app.py (the page engineer wires it):
 
     from page.scorebook import Scorebook, ScorebookError
     book = Scorebook()                      # default path; cheap, open per run or cache_resource
-    ev = book.current() or book.start_evening({"E": "老王", "S": "小李"}, preset="liaoyang")
+    ev = book.current()                     # None before the first evening
+    ev = book.ensure_evening(preset="liaoyang")  # the latest evening, or a new one (atomic)
+    book.start_evening({"E": "老王", "S": "小李"}, preset="liaoyang")  # 新的一晚: totals from 0
     st_ = book.standing(ev.id)              # .dealer prefills the situation; .totals / .names shown
     rec = book.record_hand(hand, result.to_dict(), photo_hash=photo["key"], evening_id=ev.id)
     if rec.duplicate: ...                   # the same photo + hand was already recorded (double tap)
@@ -249,18 +251,30 @@ class Scorebook:
         self, names: Mapping[str, str] | None = None, preset: str = "liaoyang", dealer: str = "E"
     ) -> Evening:
         """A new evening (new totals): names per seat (missing ones become 东家 …), the first dealer."""
-        if preset not in DEALER_RULES:
-            raise ScorebookError(f"未知规则 {preset!r} (unknown preset)")
-        _check_seat(dealer, "庄家 dealer")
-        clean = clean_names(names or {})
-        started = _now()
+        clean = _evening_settings(names, preset, dealer)
         with self._write() as con:
-            cur = con.execute(
-                "INSERT INTO evenings (started_at, preset, first_dealer, names) VALUES (?, ?, ?, ?)",
-                (started, preset, dealer, json.dumps(clean, ensure_ascii=False)),
-            )
-            eid = int(cur.lastrowid)
-        return Evening(eid, started, preset, dealer, clean)
+            return self._insert_evening(con, clean, preset, dealer)
+
+    def ensure_evening(
+        self, names: Mapping[str, str] | None = None, preset: str = "liaoyang", dealer: str = "E"
+    ) -> Evening:
+        """The latest evening, or a new one with these settings. One transaction, so two tabs recording
+        the very first hand at once still share one evening."""
+        clean = _evening_settings(names, preset, dealer)
+        with self._write() as con:
+            row = con.execute("SELECT id FROM evenings ORDER BY id DESC LIMIT 1").fetchone()
+            if row is not None:
+                return self._evening(con, row[0])
+            return self._insert_evening(con, clean, preset, dealer)
+
+    @staticmethod
+    def _insert_evening(con: sqlite3.Connection, names: dict[str, str], preset: str, dealer: str) -> Evening:
+        started = _now()
+        cur = con.execute(
+            "INSERT INTO evenings (started_at, preset, first_dealer, names) VALUES (?, ?, ?, ?)",
+            (started, preset, dealer, json.dumps(names, ensure_ascii=False)),
+        )
+        return Evening(int(cur.lastrowid), started, preset, dealer, names)
 
     def rename(self, evening_id: int, names: Mapping[str, str]) -> Evening:
         """Change the names (a player swaps in); the seats' totals stay with the seats."""
@@ -477,6 +491,14 @@ def standing_of(evening: Evening, hands: list[HandRecord]) -> Standing:
         draws += 1
     passes = sum(h.next_dealer != h.dealer for h in hands)
     return Standing(evening, len(hands), totals, dealer, streak, draws, passes // len(SEATS) + 1)
+
+
+def _evening_settings(names: Mapping[str, str] | None, preset: str, dealer: str) -> dict[str, str]:
+    """Check an evening's preset and first dealer; the names cleaned."""
+    if preset not in DEALER_RULES:
+        raise ScorebookError(f"未知规则 {preset!r} (unknown preset)")
+    _check_seat(dealer, "庄家 dealer")
+    return clean_names(names or {})
 
 
 def clean_names(names: Mapping[str, str]) -> dict[str, str]:

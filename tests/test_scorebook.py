@@ -178,6 +178,16 @@ def test_evenings_are_separate(book):
     assert book.history(first.id)[0].photo_hash == "p1"
 
 
+def test_ensure_evening_starts_one_only_when_there_is_none(book):
+    first = book.ensure_evening({"E": "A"}, preset="anshan", dealer="S")
+    assert (first.preset, first.first_dealer, first.names["E"]) == ("anshan", "S", "A")
+    assert book.ensure_evening(preset="liaoyang").id == first.id
+    later = book.start_evening(preset="liaoyang")
+    assert book.ensure_evening().id == later.id
+    with pytest.raises(ScorebookError, match="未知规则"):
+        book.ensure_evening(preset="riichi")
+
+
 def test_rename_keeps_the_seats_totals(book):
     ev = book.start_evening({"E": "A"})
     hand, result = _example("LY-1")
@@ -269,6 +279,7 @@ def _writer(path: str, tag: str, n: int, start, errors) -> None:
         book = Scorebook(path)
         hand, result = _example("LY-1")
         start.wait(30)
+        book.ensure_evening(preset="liaoyang")  # both tabs record the evening's first hand at once
         for i in range(n):
             book.record_hand(hand, result, f"{tag}-{i}")
             if i % 7 == 3:
@@ -279,7 +290,6 @@ def _writer(path: str, tag: str, n: int, start, errors) -> None:
 
 def test_two_processes_writing_at_once_do_not_corrupt_it(tmp_path):
     path = tmp_path / "shared.sqlite"
-    Scorebook(path).start_evening()
     ctx = mp.get_context("spawn")
     start, errors = ctx.Event(), ctx.Queue()
     n = 40
@@ -295,6 +305,7 @@ def test_two_processes_writing_at_once_do_not_corrupt_it(tmp_path):
     assert not msgs, msgs
     assert all(p.exitcode == 0 for p in procs)
     book = Scorebook(path)
+    assert len(book.evenings()) == 1
     hands = book.history()
     assert [h.number for h in hands] == list(range(1, 2 * n + 1))
     assert sorted(h.photo_hash for h in hands) == sorted(f"{t}-{i}" for t in "ab" for i in range(n))
