@@ -4,14 +4,16 @@ Pure Python; see ../shared/rules/SPEC.md for the rules and hand-json.md for the 
 """
 
 from .engine import score
-from .errors import HandError
-from .hand import Hand
+from .errors import ERROR_WORDS, HandError
+from .hand import WIN_FLAGS, Hand
 from .parse import loads, parse_hand
 from .presets import PRESETS
 from .result import FanLine, LoserResult, ScoreResult
 
 __all__ = [
+    "ERROR_WORDS",
     "PRESETS",
+    "WIN_FLAGS",
     "FanLine",
     "Hand",
     "HandError",

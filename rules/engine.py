@@ -1,4 +1,8 @@
-"""score(): validate, enumerate readings, apply win conditions, pick the best reading, settle (SPEC 4.2)."""
+"""score(): validate, enumerate readings, apply win conditions, pick the best reading, settle (SPEC 4.2).
+
+Everything that differs between rule sets is read from the preset's table (`presets.py`): its
+behaviour flags, its ordered win conditions, its 番 items and its settlement style.
+"""
 
 from __future__ import annotations
 
@@ -25,10 +29,18 @@ def score(hand: Hand | Mapping | str) -> ScoreResult:
         hand = loads(hand)
     elif not isinstance(hand, Hand):
         hand = parse_hand(hand)
-    preset = PRESETS[hand.preset]
-    facts = HandFacts(hand, hand.options, wind_order(preset, hand.options))
+    return score_facts(*facts_of(hand))
 
-    readings, reason = _valid_readings(preset, facts)
+
+def facts_of(hand: Hand) -> tuple[Preset, HandFacts]:
+    preset = PRESETS[hand.preset]
+    return preset, HandFacts(hand, hand.options, wind_order(preset, hand.options))
+
+
+def score_facts(preset: Preset, facts: HandFacts) -> ScoreResult:
+    """Score a parsed hand whose facts are known (`waits` scores many hands that differ by one tile)."""
+    hand = facts.hand
+    readings, reason = valid_readings(preset, facts)
     if reason is not None:
         return ScoreResult(
             valid=False,
@@ -56,7 +68,7 @@ def score(hand: Hand | Mapping | str) -> ScoreResult:
         preset=hand.preset,
         winner=hand.winner,
         hun=facts.hun,
-        jiqiang=facts.jiqiang if preset.family == "liaoyang" else (),
+        jiqiang=facts.jiqiang if preset.behaviour.jiqiang else (),
         form=best.form,
         decomposition=groups_of(best),
         winner_fan=best_lines,
@@ -75,12 +87,12 @@ def _fan_lines(items: tuple[FanItem, ...], options: Mapping[str, object], count)
     return lines
 
 
-def _valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], str | None]:
+def valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], str | None]:
     """The readings that may win, or the one reason why none can (precedence of SPEC 5.3)."""
     hand = facts.hand
     winner = facts.winner
-    liaoyang = preset.family == "liaoyang"
-    if preset.discarded_hun_bars_win and winner.discarded_hun:
+    rules = preset.behaviour
+    if rules.discarded_hun_bars_win and winner.discarded_hun:
         return [], "DISCARDED_HUN"
 
     counts = [0] * T.N_TYPES
@@ -95,26 +107,28 @@ def _valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], st
 
     readings: list[Reading] = []
     if not melds:
-        q = qidui_reading(counts, h, facts.hun, win, allow_hun_pair=liaoyang)
+        q = qidui_reading(counts, h, facts.hun, win, allow_hun_pair=rules.hun_pair)
         if q is not None:
             readings.append(q)
-    closed_discard = liaoyang and winner.closed and not hand.win.self_drawn
+    closed_discard = rules.closed_discard_qidui_only and winner.closed and not hand.win.self_drawn
     if closed_discard and not readings:
         return [], "CLOSED_DISCARD_WIN"
     if len(melds) == 4:
-        if not liaoyang:
+        if not rules.shoubayi:
             return [], "SHOUBAYI_NOT_ALLOWED"
         if any(m.kind == "chi" for m in melds):
             return [], "SHOUBAYI_WITH_CHI"
     if not closed_discard:
-        standard = standard_readings(counts, h, facts.hun, melds, win, borrow=liaoyang, danzhang=liaoyang)
-        if not liaoyang:
-            standard = [r for r in standard if r.pair_hun < 2]  # 混对 is not allowed in 鞍山
+        standard = standard_readings(
+            counts, h, facts.hun, melds, win, borrow=rules.borrow_yaojiu, danzhang=preset.tracks_danzhang
+        )
+        if not rules.hun_pair:
+            standard = [r for r in standard if r.pair_hun < 2]  # 混对 is not allowed
         readings += standard
-        if not liaoyang and not melds:
+        if rules.thirteen and not melds:
             t = thirteen_reading(counts, h, win)
             if t is not None:
                 readings.append(t)
     if not readings:
         return [], "NOT_A_WINNING_SHAPE"
-    return filter_readings(preset.family, facts, readings)
+    return filter_readings(preset.conditions, facts, readings)

@@ -1,12 +1,65 @@
-"""The one exception type for malformed input, so callers can report exactly which field is wrong."""
+"""The one exception type for malformed input, its stable codes, and the player words for each code.
+
+Why codes: the CLI prints `error: FIELD: message` for people and scripts, but the page must say in a
+player's words what is wrong, in Chinese or English, without parsing the engine's English message.
+A `HandError` therefore carries `field` (the JSON path, e.g. `players.S.concealed[3]`), `message`
+(the engine's precise sentence) and `code` (a stable name from `ERROR_WORDS`). The page combines
+the words of the code with the place named by the field; the table below is the only place that
+says, for people, what each kind of malformed input means.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ErrorWords:
+    """What a player reads for one error code: a short Chinese and English sentence."""
+
+    zh: str
+    en: str
+
+
+#: Every code a `HandError` can carry, with its player words (one table; the page reads it).
+ERROR_WORDS: dict[str, ErrorWords] = {
+    "INPUT": ErrorWords("牌局数据有误", "the hand is malformed"),
+    "JSON": ErrorWords("不是有效的牌局数据（JSON 格式错误）", "the hand is not valid JSON"),
+    "EMPTY": ErrorWords("这一行是空的，没有牌局", "the line is empty: there is no hand on it"),
+    "TOO_DEEP": ErrorWords("数据嵌套太深，不是牌局", "the data is nested far too deep to be a hand"),
+    "TYPE": ErrorWords("某一项的类型不对（例如该填数字的地方填了 true）", "a value has the wrong type"),
+    "MISSING": ErrorWords("缺少必填的一项", "a required part of the hand is missing"),
+    "UNKNOWN_KEY": ErrorWords("有一项不认识（可能拼错了）", "an unknown key (a typo?)"),
+    "VERSION": ErrorWords("数据版本不对（应为 1）", "unsupported hand-json version (expected 1)"),
+    "PRESET": ErrorWords("不认识这个规则（辽阳、辽阳在线、鞍山）", "unknown rule set"),
+    "OPTION": ErrorWords("这个规则没有这个选项", "the rule set has no such option"),
+    "OPTION_VALUE": ErrorWords("规则选项的值不对", "a rule option has a value it does not accept"),
+    "RANGE": ErrorWords("数字超出允许的范围", "a number is outside the allowed range"),
+    "SEAT": ErrorWords("座位只能是东、南、西、北", "a seat must be E, S, W or N"),
+    "TILE": ErrorWords("有一张牌认不出来", "a tile is not a mahjong tile"),
+    "WIND": ErrorWords("这个规则不用风牌（东南西北）", "this rule set is played without winds"),
+    "TILE_COUNT": ErrorWords("牌的张数不对", "the number of tiles is wrong"),
+    "MELD": ErrorWords("副露不对（吃要三张连牌，碰/杠要相同的牌）", "a meld is not a valid 吃/碰/杠"),
+    "HUN_IN_MELD": ErrorWords("混不能用来吃、碰、杠", "a 混 can never be part of a meld"),
+    "COPIES": ErrorWords("同一种牌超过了四张（混指示牌那种最多三张）", "more copies of a tile than exist"),
+    "HUN_CLAIMED": ErrorWords("打出的混不能被胡", "a discarded 混 cannot be won on"),
+    "SELF_FEED": ErrorWords("胡牌的人不能点自己的炮", "the winner cannot feed his own win"),
+    "SITUATION": ErrorWords("这种情况不可能发生（例如没有杠却选了杠上开）", "a situation that cannot happen"),
+}
+
 
 class HandError(ValueError):
-    """Malformed hand input: `field` names the JSON path (e.g. `players.S.concealed[3]`)."""
+    """Malformed hand input: `field` names the JSON path, `code` is a key of `ERROR_WORDS`."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, code: str = "INPUT") -> None:
+        if code not in ERROR_WORDS:
+            raise KeyError(f"unknown HandError code {code!r}")
         self.field = field
         self.message = message
+        self.code = code
         super().__init__(f"{field}: {message}" if field else message)
+
+    def words(self, lang: str = "zh") -> str:
+        """The player words for this error's code (`lang` is "zh" or "en")."""
+        w = ERROR_WORDS[self.code]
+        return w.en if lang == "en" else w.zh

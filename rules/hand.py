@@ -8,6 +8,8 @@ SEATS = ("E", "S", "W", "N")
 KONG_KINDS = ("kong", "added_kong", "concealed_kong")
 MELD_KINDS = ("chi", "pong", *KONG_KINDS)
 WIN_BY = ("self_draw", "discard", "robbed_kong")
+#: The `win.*` flags of hand-json: 杠上开, 海底捞, 流泪/反弹, 地胡 (which a preset uses: `Preset.win_flags`).
+WIN_FLAGS = ("kong_replacement", "last_tiles", "after_kong", "first_draw")
 
 
 @dataclass(frozen=True)

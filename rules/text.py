@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import unicodedata
 
-from . import tiles as T
+from .names import SEAT_SHORT_ZH as SEAT_ZH
+from .names import tile_name
 from .presets import PRESETS
 from .result import ScoreResult
 
-SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
-
-
-def tile_name(code: str | int) -> str:
-    c = T.code(code) if isinstance(code, int) else code
-    return T.ZH_NAMES.get(c, c)
+__all__ = ["pad", "render_text", "tile_name"]
 
 
 def _width(text: str) -> int:

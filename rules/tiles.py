@@ -26,19 +26,6 @@ ALIASES: dict[str, str] = {
     "發": "F",
 }
 
-ZH_NAMES: dict[str, str] = {
-    **{f"{r}m": f"{'一二三四五六七八九'[r - 1]}万" for r in range(1, 10)},
-    **{f"{r}p": f"{'一二三四五六七八九'[r - 1]}饼" for r in range(1, 10)},
-    **{f"{r}s": f"{'一二三四五六七八九'[r - 1]}条" for r in range(1, 10)},
-    "E": "东",
-    "S": "南",
-    "W": "西",
-    "N": "北",
-    "C": "中",
-    "F": "发",
-    "P": "白",
-}
-
 WIND_IDS = tuple(INDEX[w] for w in WINDS)
 DRAGON_IDS = tuple(INDEX[d] for d in DRAGONS)
 

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from rules import tiles as T
 from rules.hand import SEATS
+from rules.presets import PRESETS as PRESET_TABLE
+from rules.presets import wind_order as preset_wind_order
 
 PRESETS = ("liaoyang", "liaoyang-online", "anshan")
 
@@ -22,8 +24,7 @@ def hands(draw, max_hun: int = 4, min_melds_for_many_hun: int = 0) -> dict:
     preset = draw(st.sampled_from(PRESETS))
     types = _tile_set(preset)
     indicator = draw(st.sampled_from(types))
-    wind_order = T.WINDS
-    hun = T.hun_of(indicator, wind_order)
+    hun = T.hun_of(indicator, preset_wind_order(PRESET_TABLE[preset], {}))
     used: Counter[int] = Counter({indicator: 1})
 
     def take(t: int) -> bool:

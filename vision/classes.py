@@ -6,6 +6,8 @@ Face codes are the scoring engine's canonical tile codes (see `rules`), plus `ba
 
 from __future__ import annotations
 
+from rules.names import BACK_ZH, TILE_ZH
+
 SUITS = ("m", "p", "s")
 HONOURS = ("E", "S", "W", "N", "C", "F", "P")
 
@@ -22,20 +24,14 @@ FACE_NAMES: tuple[str, ...] = CLASS_NAMES[:-1]
 OTHER = "other"
 OTHER_ID = NUM_CLASSES
 
-_SUIT_ZH = {"m": "万", "p": "饼", "s": "条"}
-_NUM_ZH = "一二三四五六七八九"
-_HONOUR_ZH = {"E": "东", "S": "南", "W": "西", "N": "北", "C": "中", "F": "发", "P": "白"}
-
 
 def display_name(name: str) -> str:
-    """Readable Chinese name of a class: `5m` -> 五万, `C` -> 中, `back` -> 背面."""
+    """Readable Chinese name of a class: `5m` -> 五万, `C` -> 中, `back` -> 背面 (the engine's one table)."""
     if name == BACK:
-        return "背面"
-    if name in _HONOUR_ZH:
-        return _HONOUR_ZH[name]
-    if len(name) == 2 and name[0].isdigit() and name[1] in _SUIT_ZH:
-        return _NUM_ZH[int(name[0]) - 1] + _SUIT_ZH[name[1]]
-    raise ValueError(f"unknown tile class {name!r}")
+        return BACK_ZH
+    if name not in TILE_ZH:
+        raise ValueError(f"unknown tile class {name!r}")
+    return TILE_ZH[name]
 
 
 assert NUM_CLASSES == 35
