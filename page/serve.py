@@ -13,10 +13,13 @@ in the terminal, and hands it to Streamlit in env `MAHJONG_PIN`. The page asks f
 browser session before it shows anything:
 
     from page import serve
-    if serve.pin_required() and not st.session_state.get("pin_ok"):
+    if serve.check_token(st.query_params.get("t", "")):   # no PIN set, or a reload after the PIN
+        st.session_state.pin_ok = True
+    if not st.session_state.get("pin_ok"):
         pin = st.text_input("请输入电脑上显示的 PIN", type="password", max_chars=12)
         if pin and serve.check_pin(pin):
             st.session_state.pin_ok = True
+            st.query_params["t"] = serve.access_token()  # a reload keeps the page open
             st.rerun()
         elif pin:
             wait = serve.pin_locked_for()
@@ -131,6 +134,24 @@ def check_pin(entered: str, env: Mapping[str, str] = os.environ) -> bool:
 def pin_locked_for() -> float:
     """Seconds the page should ask the player to wait after too many wrong PINs."""
     return _GATE.locked_for()
+
+
+def access_token(env: Mapping[str, str] = os.environ) -> str:
+    """What the page puts in the address (?t=…) after the right PIN, so a reload does not ask again.
+
+    Derived from this server's PIN (a keyed hash), so it ends with the server; 80 bits cannot be
+    guessed online, and whoever has it could read it off the phone as easily as the PIN.
+    """
+    return hmac.new(
+        normalise_pin(env.get(PIN_ENV, "")).encode(), b"mahjong-lan-access", "sha256"
+    ).hexdigest()[:20]
+
+
+def check_token(token: str, env: Mapping[str, str] = os.environ) -> bool:
+    """Is `token` this server's `access_token`? True when the server has no PIN."""
+    if not pin_required(env):
+        return True
+    return hmac.compare_digest(str(token).encode(), access_token(env).encode())
 
 
 # ---------------------------------------------------------------------- addresses

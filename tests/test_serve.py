@@ -132,6 +132,17 @@ def test_without_a_pin_there_is_no_gate(monkeypatch):
     assert serve.pin_required() and serve.check_pin("111 222") and serve.pin_locked_for() == 0
 
 
+def test_access_token_lets_a_reload_skip_the_pin():
+    env = {serve.PIN_ENV: "482913"}
+    token = serve.access_token(env)
+    assert len(token) == 20 and "482913" not in token
+    assert serve.check_token(token, env)
+    assert serve.access_token({serve.PIN_ENV: "482 913"}) == token
+    assert not serve.check_token(serve.access_token({serve.PIN_ENV: "482914"}), env)  # a restart's new PIN
+    assert not serve.check_token("", env) and not serve.check_token(token[:-1], env)
+    assert serve.check_token("", {})  # no PIN: nothing to check
+
+
 # ---------------------------------------------------------------------- certificate
 
 
