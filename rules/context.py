@@ -70,6 +70,13 @@ class HandFacts:
         """Types with 4 natural copies in the complete hand, none of them in a 杠 (四归一)."""
         return sum(1 for t, c in enumerate(self.natural_counts) if c == 4 and not self.kong_counts[t])
 
+    @cached_property
+    def only_wait(self) -> bool:
+        """The winning tile was the hand's only wait, the 混 type aside (胡单张 `single`, [Amb-24])."""
+        from .waits import wait_types  # waits scores hands with the engine, which reads these facts
+
+        return wait_types(self.hand) == {self.hand.win.tile}
+
     def closed(self, seat: str) -> bool:
         return self.hand.players[seat].closed
 

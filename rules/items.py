@@ -53,7 +53,10 @@ def kong_replacement(c: Ctx) -> int:
 
 
 def danzhang(c: Ctx) -> int:
-    return int(c.reading.form == "standard" and c.reading.danzhang)
+    """胡单张: the shape (单吊/边/夹 on a natural group); with `danzhang_wait="single"` also the only wait."""
+    if not (c.reading.form == "standard" and c.reading.danzhang):
+        return 0
+    return int(c.opt.get("danzhang_wait") != "single" or c.facts.only_wait)
 
 
 def winner_exposed_kongs(c: Ctx) -> int:

@@ -12,6 +12,12 @@ from rules.presets import PRESETS as PRESET_TABLE
 from rules.presets import wind_order as preset_wind_order
 
 PRESETS = ("liaoyang", "liaoyang-online", "anshan")
+#: The options of SPEC [Amb-24], [Amb-36], [Amb-B1], drawn at random so every property covers them.
+REVISED_OPTIONS: dict[str, dict[str, tuple]] = {
+    "liaoyang": {"danzhang_wait": ("shape", "single")},
+    "liaoyang-online": {"requires_ke": (False, True)},
+    "anshan": {"wind_cycle": ("东西南北", "东南西北")},
+}
 
 
 def _tile_set(preset: str) -> list[int]:
@@ -24,7 +30,8 @@ def hands(draw, max_hun: int = 4, min_melds_for_many_hun: int = 0) -> dict:
     preset = draw(st.sampled_from(PRESETS))
     types = _tile_set(preset)
     indicator = draw(st.sampled_from(types))
-    hun = T.hun_of(indicator, preset_wind_order(PRESET_TABLE[preset], {}))
+    options = {key: draw(st.sampled_from(values)) for key, values in REVISED_OPTIONS[preset].items()}
+    hun = T.hun_of(indicator, preset_wind_order(PRESET_TABLE[preset], options))
     used: Counter[int] = Counter({indicator: 1})
 
     def take(t: int) -> bool:
@@ -102,6 +109,7 @@ def hands(draw, max_hun: int = 4, min_melds_for_many_hun: int = 0) -> dict:
     hand: dict = {
         "version": 1,
         "preset": preset,
+        "options": options,
         "dealer": draw(st.sampled_from(SEATS)),
         "indicator": T.code(indicator),
         "winner": winner,
