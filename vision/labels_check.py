@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vision.classes import CLASS_NAMES
 from vision.data import label_path_for, read_labels
 from vision.durable import locked, replace_synced
 from vision.labelstore import (
@@ -48,9 +47,9 @@ from vision.labelstore import (
     STAGING,
     _ensure_layout,
     _sha256,
+    checked_paths,
     content_hash,
-    example_paths,
-    example_problem,
+    foreign_classes,
     label_problem,
     manifest_lines,
     photo_versions,
@@ -105,12 +104,12 @@ def _rel(root: Path, path: Path) -> str:
     return path.resolve().relative_to(root.resolve()).as_posix()
 
 
-def _record_problem(root: Path, record: dict) -> str | None:
-    problem = example_problem(root, record)
-    if problem is None:
-        image, _ = example_paths(root, record)
-        problem = image_problem(image, record.get("image_sha256"))
-    return problem
+def _checked_deep(root: Path, record: dict) -> tuple[Path, Path] | str:
+    """Like labelstore.checked_paths, and the image must also decode and match its checksum."""
+    found = checked_paths(root, record)
+    if isinstance(found, str):
+        return found
+    return image_problem(found[0], record.get("image_sha256")) or found
 
 
 def _photo_hash(image: Path, data: bytes, known: set[str]) -> tuple[str, str]:
@@ -198,16 +197,8 @@ def _survey_layout(root: Path, plan: _Plan) -> None:
     for sub in ("images/train", "images/val", "labels/train", "labels/val", "data.yaml"):
         if not (root / sub).exists():
             plan.found("layout", sub, "missing", "created")
-    if (root / "data.yaml").is_file():
-        import yaml
-
-        try:
-            names = (yaml.safe_load((root / "data.yaml").read_text(encoding="utf-8")) or {}).get("names")
-        except (yaml.YAMLError, UnicodeDecodeError, AttributeError):
-            names = None
-        names = list(names.values()) if isinstance(names, dict) else list(names or [])
-        if names != list(CLASS_NAMES):
-            plan.found("layout", "data.yaml", "class names differ from vision.classes", None)
+    if (root / "data.yaml").is_file() and foreign_classes(root / "data.yaml"):
+        plan.found("layout", "data.yaml", "class names differ from vision.classes", None)
 
 
 def _survey_manifest(root: Path, plan: _Plan) -> set[Path]:
@@ -220,16 +211,16 @@ def _survey_manifest(root: Path, plan: _Plan) -> set[Path]:
             plan.found("torn-line", where, f"not a whole record: {preview!r}", _MOVED_OUT)
             plan.removed.append(m.raw)
             continue
-        problem = _record_problem(root, m.record)
-        if problem is not None:
-            plan.found("bad-record", where, f"{m.record.get('image')}: {problem}", _MOVED_OUT)
+        found = _checked_deep(root, m.record)
+        if isinstance(found, str):
+            plan.found("bad-record", where, f"{m.record.get('image')}: {found}", _MOVED_OUT)
             plan.removed.append(m.raw)
             continue
         if not m.terminated:
             plan.found("torn-line", where, "last line has no newline", "newline added")
             plan.rewrite = True
         plan.keep.append(m.raw)
-        referenced.update(example_paths(root, m.record))
+        referenced.update(found)
     return referenced
 
 

@@ -294,8 +294,8 @@ def example_paths(root: Path, record: dict) -> tuple[Path, Path]:
     return image, label
 
 
-def example_problem(root: Path, record: dict) -> str | None:
-    """Why a manifest record is not a complete example, or None if it is.
+def checked_paths(root: Path, record: dict) -> tuple[Path, Path] | str:
+    """The record's (image, label) if they form a complete example, else why not.
 
     Cheap enough for every training run: the label is read and checked, the image only stat'ed
     (its size against the manifest); `labels check` also decodes and hashes the image.
@@ -312,7 +312,13 @@ def example_problem(root: Path, record: dict) -> str | None:
         return "image differs from the one saved (size)"
     if size == 0:
         return "image file empty"
-    return label_problem(label, record.get("label_sha256"))
+    return label_problem(label, record.get("label_sha256")) or (image, label)
+
+
+def example_problem(root: Path, record: dict) -> str | None:
+    """Why a manifest record is not a complete example, or None if it is (see checked_paths)."""
+    found = checked_paths(root, record)
+    return found if isinstance(found, str) else None
 
 
 def _save_order(item: tuple[int, dict]) -> tuple[str, int]:
@@ -326,17 +332,18 @@ def photo_versions(root: str | Path = DEFAULT_ROOT) -> dict[str, list[Example]]:
     Order is the save time, then the manifest order (so a line restored by `labels check` for an
     older save does not outrank a newer save).
     """
-    root = Path(root)
-    by_hash: dict[str, list[tuple[int, dict]]] = {}
+    root = Path(root).resolve()
+    by_hash: dict[str, list[tuple[int, dict, tuple[Path, Path]]]] = {}
     for m in manifest_lines(root):
-        if m.record is not None and example_problem(root, m.record) is None:
-            by_hash.setdefault(m.record["hash"], []).append((m.number, m.record))
+        found = checked_paths(root, m.record) if m.record is not None else ""
+        if not isinstance(found, str):
+            by_hash.setdefault(m.record["hash"], []).append((m.number, m.record, found))
     out: dict[str, list[Example]] = {}
     for digest, items in by_hash.items():
-        items.sort(key=_save_order)
+        items.sort(key=lambda item: _save_order(item[:2]))
         out[digest] = [
-            Example(digest, rec["split"], *example_paths(root, rec), version=i, record=rec)
-            for i, (_, rec) in enumerate(items, start=1)
+            Example(digest, rec["split"], *paths, version=i, record=rec)
+            for i, (_, rec, paths) in enumerate(items, start=1)
         ]
     return out
 
@@ -372,14 +379,31 @@ def _ensure_layout(root: Path) -> Path:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(staged)
         return yaml_path
-    import yaml
-
-    cfg = yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}
-    names = cfg.get("names")
-    names = list(names.values()) if isinstance(names, dict) else list(names or [])
-    if names != list(CLASS_NAMES):
+    if foreign_classes(yaml_path):
         raise ValueError(f"{yaml_path}: class names differ from vision.classes; not adding to it")
     return yaml_path
+
+
+def foreign_classes(yaml_path: Path) -> bool:
+    """Whether an existing data.yaml names other classes than vision.classes (or is unreadable).
+
+    Our own text is recognised without parsing (pure-Python YAML costs ~40 ms per save).
+    """
+    try:
+        text = yaml_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    if text == data_yaml_text():
+        return False
+    import yaml
+
+    try:
+        cfg = yaml.safe_load(text) or {}
+        names = cfg.get("names")
+    except (yaml.YAMLError, AttributeError):
+        return True
+    names = list(names.values()) if isinstance(names, dict) else list(names or [])
+    return names != list(CLASS_NAMES)
 
 
 def ensure_dataset(root: str | Path = DEFAULT_ROOT) -> Path:
