@@ -93,15 +93,21 @@ def test_api_alternatives_and_low_conf():
     dets = detect(FIXTURES / "tiles_grid.jpg")
     low = detect(FIXTURES / "tiles_grid.jpg", conf=0.01)
     assert len(low) >= len(dets) > 0
-    assert min(d.conf for d in low) < model.conf or len(low) == len(dets)
+    assert min(d.tile_conf for d in low) < model.tile_conf or len(low) == len(dets)
     for d in low:
         assert isinstance(d, Detection)
-        assert d.conf >= 0.01
+        assert d.tile_conf >= 0.01
+        assert d.conf == pytest.approx(d.tile_conf * d.face_conf)
+        assert d.unsure == (d.face_conf < model.face_conf)
         alt = d.alternatives
         assert len(alt) <= 5
         assert all(c != d.cls and c in CLASS_NAMES for c, _ in alt)
-        scores = [d.conf] + [p for _, p in alt]
-        assert scores == sorted(scores, reverse=True)
+        faces = [d.face_conf] + [p for _, p in alt]
+        assert faces == sorted(faces, reverse=True) and sum(faces) <= 1 + 1e-6
+    # The operating point is on tile_conf: every tile returned is a sure tile, whatever its face.
+    assert all(d.tile_conf >= model.tile_conf for d in dets)
+    record = dets[0].to_json()
+    assert {"tile_conf", "face_conf", "unsure", "alternatives", "conf"} <= set(record)
 
 
 def test_exif_rotated_photo_gives_upright_boxes(tmp_path):

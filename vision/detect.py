@@ -20,114 +20,64 @@ from pathlib import Path
 import cv2
 import numpy as np
 import torch
-from torch import nn
 
-from vision import _env
-from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER_ID
+from vision import _env, manifest
+from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.imageio import load_image
+from vision.suppress import keep_one_per_tile
+from vision.tilenet import (  # noqa: F401  (re-exported: callers read the net and crops from here too)
+    CROP_H,
+    CROP_MARGIN,
+    CROP_W,
+    TileNet,
+    classifier_outputs,
+    classify_crops,
+    crop_tiles,
+    crops_to_tensor,
+)
 
 MODELS_DIR = _env.REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "model.json"
 MAX_ALTERNATIVES = 5
-
-#: Classifier input: a tile crop turned upright-portrait and resized to CROP_W x CROP_H.
-CROP_W, CROP_H = 48, 64
-#: Crops include this fraction of the box size as context on every side.
-CROP_MARGIN = 0.08
+#: Defaults for a model.json that predates tile_conf / face_conf (format 1): the old joint
+#: operating point, and "unsure" below an even chance for the face.
+DEFAULT_TILE_CONF = 0.25
+DEFAULT_FACE_CONF = 0.5
 
 
 @dataclass
 class Detection:
-    """One tile: class name, confidence, box in pixels of the upright original image."""
+    """One tile, in pixels of the upright original image.
+
+    `tile_conf`: how sure the reader is that a tile is there (the operating point is decided on it);
+    `face_conf`: how sure it is of the face `cls`; `conf` = tile_conf x face_conf (the single score
+    of earlier versions, still what mAP ranks by). `unsure`: a sure tile with a doubtful face; the
+    page shows it orange and offers `alternatives` (next faces, ranked, with their face probability).
+    """
 
     cls: str
     conf: float
     xyxy: tuple[float, float, float, float]
     alternatives: list[tuple[str, float]] = field(default_factory=list)
+    tile_conf: float | None = None
+    face_conf: float = 1.0
+    unsure: bool = False
+
+    def __post_init__(self) -> None:
+        if self.tile_conf is None:
+            self.tile_conf = self.conf
 
     def to_json(self) -> dict:
         """JSON-ready dict in the CLI's schema."""
         return {
             "cls": self.cls,
             "conf": round(self.conf, 4),
+            "tile_conf": round(float(self.tile_conf), 4),
+            "face_conf": round(self.face_conf, 4),
+            "unsure": self.unsure,
             "xyxy": [round(v, 1) for v in self.xyxy],
             "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
         }
-
-
-class TileNet(nn.Module):
-    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits (36 with `other`).
-
-    Deliberately small (~0.3 M parameters) so it trains in minutes on a laptop CPU and runs on a
-    whole hand in a few milliseconds; spatial layout is kept to the end (no global pooling)
-    because "how many bamboo sticks, where" is the class.
-    """
-
-    def __init__(self, num_classes: int = NUM_CLASSES, width: int = 24) -> None:
-        super().__init__()
-
-        def conv(cin: int, cout: int) -> list[nn.Module]:
-            return [
-                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
-                nn.BatchNorm2d(cout),
-                nn.ReLU(inplace=True),
-            ]
-
-        w = width
-        self.features = nn.Sequential(
-            *conv(3, w),
-            nn.MaxPool2d(2),  # 32 x 24
-            *conv(w, 2 * w),
-            *conv(2 * w, 2 * w),
-            nn.MaxPool2d(2),  # 16 x 12
-            *conv(2 * w, 4 * w),
-            *conv(4 * w, 4 * w),
-            nn.MaxPool2d(2),  # 8 x 6
-            *conv(4 * w, 6 * w),
-            nn.MaxPool2d(2),  # 4 x 3
-        )
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(6 * w * 12, num_classes))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: float N x 3 x CROP_H x CROP_W in 0..1."""
-        return self.head(self.features(x))
-
-
-def classifier_outputs(state: dict) -> int:
-    """How many classes a TileNet state dict reads: 35, or 36 with the `other` output."""
-    return int(state["head.2.weight"].shape[0])
-
-
-def crop_tiles(
-    image: np.ndarray,
-    boxes: np.ndarray,
-    margin: float = CROP_MARGIN,
-    size: tuple[int, int] = (CROP_W, CROP_H),
-) -> np.ndarray:
-    """Cut each box (x1,y1,x2,y2 pixels) from an RGB image as an upright-portrait crop of `size` (w, h).
-
-    Landscape boxes (tiles lying sideways) are turned 90 degrees so every crop is portrait; the
-    classifier is trained to read both 180-degree orientations and mirror images. Training cuts
-    its crops with this same function (with a wider margin, for augmentation room).
-    """
-    h, w = image.shape[:2]
-    out = np.zeros((len(boxes), size[1], size[0], 3), np.uint8)
-    for i, (x1, y1, x2, y2) in enumerate(np.asarray(boxes, dtype=np.float64).reshape(-1, 4)):
-        bw, bh = x2 - x1, y2 - y1
-        xa, xb = int(max(0, np.floor(x1 - margin * bw))), int(min(w, np.ceil(x2 + margin * bw)))
-        ya, yb = int(max(0, np.floor(y1 - margin * bh))), int(min(h, np.ceil(y2 + margin * bh)))
-        if xb - xa < 2 or yb - ya < 2:
-            continue
-        crop = image[ya:yb, xa:xb]
-        if bw > bh:
-            crop = np.rot90(crop)
-        out[i] = cv2.resize(np.ascontiguousarray(crop), size, interpolation=cv2.INTER_AREA)
-    return out
-
-
-def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
-    """uint8 N x H x W x 3 -> float N x 3 x H x W in 0..1."""
-    return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
 
 
 @dataclass
@@ -140,6 +90,8 @@ class TileModel:
     det_imgsz: int
     path: Path
     meta: dict
+    tile_conf: float = DEFAULT_TILE_CONF
+    face_conf: float = DEFAULT_FACE_CONF
 
     @property
     def two_stage(self) -> bool:
@@ -160,20 +112,24 @@ def _load_cached(path: str) -> TileModel:
     if not p.is_file():
         raise FileNotFoundError(f"model file not found: {p}")
     if p.suffix == ".json":
-        meta = json.loads(p.read_text())
-        detector = _load_yolo(p.parent / meta["detector"])
+        m = manifest.read(p)
+        for name in (m.detector, m.classifier):
+            if name and not (p.parent / name).is_file():
+                raise manifest.ModelFileError(f"{p}: weights file {name} is missing beside it")
+        detector = _load_yolo(p.parent / m.detector)
         classifier = None
-        if meta.get("classifier"):
-            state = torch.load(p.parent / meta["classifier"], map_location="cpu", weights_only=True)
+        if m.classifier:
+            state = torch.load(p.parent / m.classifier, map_location="cpu", weights_only=True)
             outputs = classifier_outputs(state)
-            if outputs not in (NUM_CLASSES, OTHER_ID + 1):
-                raise ValueError(
-                    f"{p}: classifier has {outputs} outputs, expected {NUM_CLASSES} or {OTHER_ID + 1}"
+            if outputs != len(m.classifier_classes):
+                raise manifest.ModelFileError(
+                    f"{p}: classifier has {outputs} outputs but model.json names {len(m.classifier_classes)}"
                 )
-            classifier = TileNet(num_classes=outputs, width=int(meta.get("classifier_width", 24)))
+            classifier = TileNet(num_classes=outputs, width=m.classifier_width)
             classifier.load_state_dict({k: v.float() for k, v in state.items()})
             classifier.eval()
-        return TileModel(detector, classifier, float(meta["conf"]), int(meta["det_imgsz"]), p, meta)
+        meta = m.to_dict()
+        return TileModel(detector, classifier, m.conf, m.det_imgsz, p, meta, m.tile_conf, m.face_conf)
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
     meta = json.loads(side.read_text()) if side.is_file() else {}
@@ -181,7 +137,8 @@ def _load_cached(path: str) -> TileModel:
     names = list(getattr(detector, "names", {}).values())
     if names and names != list(CLASS_NAMES) and len(names) != 1:
         raise ValueError(f"{p}: detector classes {names[:5]}... do not match vision.classes")
-    return TileModel(detector, None, float(meta.get("conf", 0.25)), int(meta.get("det_imgsz", 640)), p, meta)
+    conf = float(meta.get("conf", DEFAULT_TILE_CONF))
+    return TileModel(detector, None, conf, int(meta.get("det_imgsz", 640)), p, meta, conf)
 
 
 def load_model(path: str | Path | None = None) -> TileModel:
@@ -227,19 +184,6 @@ def _detector_view(
     vw, vh = max(1, round(sw / scale)), max(1, round(sh / scale))
     view = image if (vw, vh) == (w, h) else cv2.resize(image, (vw, vh), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(view[:, :, ::-1]), w / vw, h / vh
-
-
-def classify_crops(classifier: TileNet, crops: np.ndarray) -> np.ndarray:
-    """Class probabilities per crop, averaged over the crop, its 180-degree turn and both mirrors.
-
-    The classifier is trained on all four (tiles lie either way round; some train photos are
-    mirrored), so averaging them is a free ensemble: on real val it read 2.8 % more photos fully
-    right (round-4 classifier, plain view: 0.677 -> 0.706).
-    """
-    x = crops_to_tensor(crops)
-    views = (x, torch.flip(x, [2, 3]), torch.flip(x, [3]), torch.flip(x, [2]))
-    with torch.inference_mode():
-        return torch.stack([torch.softmax(classifier(v), 1) for v in views]).mean(0).numpy()
 
 
 @dataclass
@@ -335,6 +279,52 @@ def _best_reading(tm: TileModel, rgb: np.ndarray, floor: float, aspect_views: bo
     return others[pick]
 
 
+def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
+    """(tile_conf per box, face probabilities per box over the 35 classes, rows summing to 1).
+
+    tile_conf = detector confidence x (1 - p(other)): the detector says "something tile-shaped is
+    here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
+    The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
+    WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
+    and dropped every tile whose face was unsure; on a print the model never saw that was ~45 % of
+    the tiles (issue 9).
+    """
+    if reading.probs is None:
+        return reading.det_conf, np.zeros((len(reading.det_conf), 0))
+    real = reading.probs[:, :NUM_CLASSES]
+    mass = real.sum(1)
+    face = real / np.maximum(mass, 1e-9)[:, None]
+    return reading.det_conf * mass, face
+
+
+def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:
+    """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
+    model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
+    `threshold` a caller asks for."""
+    tile, face = tile_and_face(reading)
+    sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
+    keep = np.ones(len(tile), dtype=bool)
+    at_op = sure[tile[sure] >= tm.tile_conf]
+    keep[at_op[~keep_one_per_tile(reading.boxes[at_op], tile[at_op])]] = False
+    detections: list[Detection] = []
+    for i in sure:
+        if not keep[i] or tile[i] < threshold:
+            continue
+        box = tuple(map(float, reading.boxes[i]))
+        if face.shape[1]:
+            order = np.argsort(-face[i])[: MAX_ALTERNATIVES + 1]
+            best, fc = CLASS_NAMES[order[0]], float(face[i, order[0]])
+            alts = [(CLASS_NAMES[k], float(face[i, k])) for k in order[1:]]
+        else:
+            names = tm.detector.names
+            best = "tile" if len(names) == 1 else names[int(reading.det_cls[i])]
+            fc, alts = 1.0, []
+        tc = float(tile[i])
+        detections.append(Detection(best, tc * fc, box, alts, tc, fc, fc < tm.face_conf))
+    detections.sort(key=lambda d: (d.xyxy[0], d.xyxy[1]))
+    return detections
+
+
 def detect(
     image: str | Path | np.ndarray,
     conf: float | None = None,
@@ -344,40 +334,21 @@ def detect(
     """Detect and read every tile in a photo.
 
     `image` is a file path (loaded upright, see vision.imageio) or an upright RGB uint8 array.
-    `conf` defaults to the model's stored operating point; a low value (0.01) returns the
-    low-confidence candidates too, e.g. for evaluation curves. Boxes are in original pixels,
-    sorted left to right. With `aspect_views` (default) a photo whose aspect looks distorted is
-    also read through squeezed views (see ASPECT_VIEWS); the view is chosen at the model's own
-    operating point, so `conf` only filters what is returned.
+    `conf` is the threshold on `tile_conf` (is it a tile), default the model's operating point;
+    a low value (0.01) returns the low-confidence candidates too, e.g. for evaluation curves. A
+    tile whose face is doubtful is still returned, marked `unsure` with its ranked `alternatives`.
+    Boxes are in original pixels, sorted left to right. With `aspect_views` (default) a photo whose
+    aspect looks distorted is also read through squeezed views (see ASPECT_VIEWS); the view is
+    chosen at the model's own operating point, so `conf` only filters what is returned.
     """
     tm = model if isinstance(model, TileModel) else load_model(model)
-    threshold = tm.conf if conf is None else float(conf)
+    threshold = tm.tile_conf if conf is None else float(conf)
     rgb = load_image(image) if isinstance(image, (str, Path)) else np.asarray(image)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")
-    # The detector's own floor: a face needs det_conf * p_class >= threshold, so det_conf >= threshold.
-    floor = max(min(threshold, tm.conf), 0.001)
+    # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed.
+    floor = max(min(threshold, tm.conf, tm.tile_conf), 0.001)
     reading = _best_reading(tm, rgb, floor, aspect_views)
     if len(reading.boxes) == 0:
         return []
-    boxes, det_conf, det_cls = reading.boxes, reading.det_conf, reading.det_cls
-    detections: list[Detection] = []
-    if reading.probs is not None:
-        probs = reading.probs
-        # `other` (if the classifier has it) only takes probability away from the 35 real classes.
-        for box, dc, p in zip(boxes, det_conf, probs[:, :NUM_CLASSES], strict=True):
-            order = np.argsort(-p)[: MAX_ALTERNATIVES + 1]
-            scores = [(CLASS_NAMES[k], float(dc * p[k])) for k in order]
-            if scores[0][1] < threshold:
-                continue
-            detections.append(Detection(scores[0][0], scores[0][1], tuple(map(float, box)), scores[1:]))
-    else:
-        names = tm.detector.names
-        single = len(names) == 1
-        for box, dc, c in zip(boxes, det_conf, det_cls, strict=True):
-            if dc < threshold:
-                continue
-            name = "tile" if single else names[int(c)]
-            detections.append(Detection(name, float(dc), tuple(map(float, box)), []))
-    detections.sort(key=lambda d: (d.xyxy[0], d.xyxy[1]))
-    return detections
+    return _decide(tm, reading, threshold)

@@ -33,10 +33,19 @@ class ImageResult:
     pred_cls: np.ndarray
     pred_conf: np.ndarray
     name: str = ""
+    #: Per prediction: is it a tile (the operating point is decided on it); None = pred_conf.
+    pred_tile: np.ndarray | None = None
+    #: Per prediction: the reader marked its face unsure; None = none marked.
+    pred_unsure: np.ndarray | None = None
+
+    @property
+    def tile_scores(self) -> np.ndarray:
+        """What the operating point thresholds: tile_conf where known, else the joint confidence."""
+        return self.pred_conf if self.pred_tile is None else self.pred_tile
 
     def above(self, conf: float) -> ImageResult:
-        """The same image keeping only predictions with confidence >= conf."""
-        keep = self.pred_conf >= conf
+        """The same image keeping only predictions whose tile confidence is >= conf."""
+        keep = self.tile_scores >= conf
         return ImageResult(
             self.gt_boxes,
             self.gt_cls,
@@ -44,6 +53,8 @@ class ImageResult:
             self.pred_cls[keep],
             self.pred_conf[keep],
             self.name,
+            None if self.pred_tile is None else self.pred_tile[keep],
+            None if self.pred_unsure is None else self.pred_unsure[keep],
         )
 
 
@@ -150,6 +161,31 @@ def precision_recall(
     return precision, recall, tp, fp, fn
 
 
+def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple[float, float, float]:
+    """(share of ground-truth tiles boxed by a returned prediction, whatever its face; share of
+    those with the right face; share of returned predictions marked unsure) — the numbers a
+    player feels: a missing tile must be added by hand, a wrong face fixed with one tap."""
+    n_gt = boxed = right = n_pred = unsure = 0
+    for im in images:
+        gt_cls = np.asarray(im.gt_cls, dtype=int)
+        pred_cls = np.asarray(im.pred_cls, dtype=int)
+        agnostic = match_predictions(
+            im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
+        )
+        exact = match_predictions(im.gt_boxes, gt_cls, im.pred_boxes, pred_cls, im.pred_conf, iou_thr)
+        n_gt += len(gt_cls)
+        boxed += int(agnostic.sum())
+        right += int((agnostic & exact).sum())
+        n_pred += len(pred_cls)
+        if im.pred_unsure is not None:
+            unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
+    return (
+        boxed / n_gt if n_gt else 0.0,
+        right / boxed if boxed else 0.0,
+        unsure / n_pred if n_pred else 0.0,
+    )
+
+
 def all_tiles_right(im: ImageResult, iou_thr: float = 0.5) -> bool:
     """Every ground-truth tile matched with the right class, and no extra detection."""
     flags = match_predictions(im.gt_boxes, im.gt_cls, im.pred_boxes, im.pred_cls, im.pred_conf, iou_thr)
@@ -192,6 +228,9 @@ class Report:
     all_right: float
     conf: float
     n_images: int
+    tiles_returned: float = 0.0
+    faces_right: float = 0.0
+    unsure_share: float = 0.0
     per_class: list[dict] = field(default_factory=list)
     top_confusions: list[tuple[str, str, int]] = field(default_factory=list)
 
@@ -232,6 +271,7 @@ def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Repo
             }
         )
     conf_pairs = confusions(at_op).most_common(top)
+    returned, faces_right, unsure = tiles_returned(at_op)
     return Report(
         map50=_r(_nanmean(aps[0])),
         map50_95=_r(float(np.mean([_nanmean(row) for row in aps]))),
@@ -240,6 +280,9 @@ def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Repo
         all_right=_r(np.mean([all_tiles_right(im) for im in at_op])) if at_op else 0.0,
         conf=conf,
         n_images=len(images),
+        tiles_returned=_r(returned),
+        faces_right=_r(faces_right),
+        unsure_share=_r(unsure),
         per_class=per_class,
         top_confusions=[(a, b, n) for (a, b), n in conf_pairs],
     )
@@ -282,6 +325,8 @@ def collect(
                 np.array([CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int),
                 np.array([d.conf for d in dets], dtype=np.float64),
                 str(path),
+                np.array([d.tile_conf for d in dets], dtype=np.float64),
+                np.array([d.unsure for d in dets], dtype=bool),
             )
         )
     return results
@@ -296,7 +341,7 @@ def evaluate(
 
     tm = model if model is not None and not isinstance(model, (str, Path)) else load_model(model)
     images = collect(data_source, tm, split, aspect_views=aspect_views)
-    return summarise(images, tm.conf if conf is None else conf)
+    return summarise(images, tm.tile_conf if conf is None else conf)
 
 
 def format_report(rep: Report) -> str:
@@ -305,6 +350,8 @@ def format_report(rep: Report) -> str:
         f"images {rep.n_images}  conf {rep.conf}",
         f"mAP50 {rep.map50:.4f}  mAP50-95 {rep.map50_95:.4f}  P {rep.precision:.4f}  R {rep.recall:.4f}  "
         f"all-tiles-right {rep.all_right:.4f}",
+        f"tiles returned {rep.tiles_returned:.4f}  faces right (of returned) {rep.faces_right:.4f}  "
+        f"marked unsure {rep.unsure_share:.4f}",
         "",
         f"{'cls':>6} {'n':>5} {'AP50':>6} {'AP':>6} {'P':>6} {'R':>6}",
     ]

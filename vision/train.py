@@ -12,7 +12,6 @@ data and thread count the run is repeatable.
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import time
@@ -24,8 +23,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision import _env, data
-from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER_ID
+from vision import _env, data, manifest
+from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER, OTHER_ID
 from vision.detect import (
     CROP_H,
     CROP_MARGIN,
@@ -361,25 +360,27 @@ def ship(
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads)."""
     models_dir.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "architecture": "two-stage" if classifier else "single-stage",
-        "detector": "tile_detector.pt",
-        "classifier": "tile_classifier.pt" if classifier else None,
-        "classifier_width": 24,
-        "classes": list(CLASS_NAMES),
-        "conf": conf,
-        "det_imgsz": det_imgsz,
-        **(extra or {}),
-    }
+    extra = dict(extra or {})
+    classifier_classes = list(CLASS_NAMES)
     if classifier:
         state = torch.load(classifier, map_location="cpu", weights_only=True)
-        meta["classifier_outputs"] = classifier_outputs(state)  # 36: has `other`
+        if classifier_outputs(state) == OTHER_ID + 1:
+            classifier_classes.append(OTHER)
+    m = manifest.ModelManifest(
+        detector="tile_detector.pt",
+        classifier="tile_classifier.pt" if classifier else None,
+        classifier_classes=classifier_classes,
+        conf=conf,
+        tile_conf=float(extra.pop("tile_conf", conf)),
+        face_conf=float(extra.pop("face_conf", manifest.ModelManifest.face_conf)),
+        det_imgsz=det_imgsz,
+        architecture="two-stage" if classifier else "single-stage",
+        extra=extra,
+    )
     shutil.copyfile(detector, models_dir / "tile_detector.pt")
     if classifier:
         shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
-    path = models_dir / "model.json"
-    path.write_text(json.dumps(meta, indent=2) + "\n")
-    return path
+    return manifest.write(models_dir / "model.json", m)
 
 
 def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: float = 0.0) -> Path | None:

@@ -1,0 +1,129 @@
+"""model.json: what a tile model is, written by training/adapt, checked by the loader.
+
+Why a module of its own: three writers (train's ship, adapt, tests) and one reader must agree on
+the fields, and the reader must refuse a model it would misread. Before format 2 the only check was
+"35 or 36 classifier outputs", so a 36-class model whose 36th class was a real new tile would have
+been read with that class silently taken for `other`. Now the file says which classes each output
+is, and the loader compares them with `vision.classes` (the one vocabulary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from vision.classes import CLASS_NAMES, OTHER
+
+FORMAT_VERSION = 2
+
+
+class ModelFileError(ValueError):
+    """model.json is unreadable or describes a model this code cannot read correctly."""
+
+
+@dataclass
+class ModelManifest:
+    """The fields of model.json (format 2). Unknown extra keys are kept in `extra`."""
+
+    detector: str
+    classifier: str | None = None
+    classifier_width: int = 24
+    #: The detection vocabulary, in output order: must equal vision.classes.CLASS_NAMES.
+    classes: list[str] = field(default_factory=lambda: list(CLASS_NAMES))
+    #: The classifier's outputs in order: the classes, then optionally `other`.
+    classifier_classes: list[str] = field(default_factory=lambda: [*CLASS_NAMES, OTHER])
+    #: Joint (tile x face) operating point, used to compare aspect views.
+    conf: float = 0.25
+    #: Operating point on tile_conf: a box at or above it is returned.
+    tile_conf: float = 0.25
+    #: A returned tile whose face probability is under this is marked unsure.
+    face_conf: float = 0.5
+    det_imgsz: int = 384
+    architecture: str = "two-stage"
+    format_version: int = FORMAT_VERSION
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict; `extra` keys are written at top level (seed, sources, metrics...)."""
+        d = asdict(self)
+        extra = d.pop("extra")
+        if not self.classifier:
+            d.pop("classifier_classes")
+        return {**d, **extra}
+
+
+def check_classes(m: ModelManifest) -> None:
+    """Refuse a manifest whose vocabulary differs from this code's (order matters)."""
+    if list(m.classes) != list(CLASS_NAMES):
+        raise ModelFileError(
+            f"model classes {list(m.classes)[:6]}... ({len(m.classes)}) differ from this version's "
+            f"{len(CLASS_NAMES)} classes {list(CLASS_NAMES)[:6]}...; retrain or use a matching version"
+        )
+    if m.classifier:
+        cc = list(m.classifier_classes)
+        if cc[: len(CLASS_NAMES)] != list(CLASS_NAMES) or cc[len(CLASS_NAMES) :] not in ([], [OTHER]):
+            raise ModelFileError(f"classifier outputs {cc[-3:]} are not the classes (+ optional `other`)")
+
+
+def from_dict(d: dict) -> ModelManifest:
+    """Parse a model.json dict; format-1 files (before tile_conf) are read with safe defaults."""
+    if not isinstance(d, dict) or "detector" not in d:
+        raise ModelFileError("model.json must be an object with at least a `detector` file name")
+    version = d.get("format_version", 1)
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ModelFileError(f"model format {version!r} is newer than this code reads ({FORMAT_VERSION})")
+    known = {f for f in ModelManifest.__dataclass_fields__ if f != "extra"}
+    kw = {k: v for k, v in d.items() if k in known}
+    extra = {k: v for k, v in d.items() if k not in known}
+    if version == 1:
+        outputs = extra.pop("classifier_outputs", None)
+        kw["classifier_classes"] = (
+            [*CLASS_NAMES, OTHER] if outputs == len(CLASS_NAMES) + 1 else list(CLASS_NAMES)
+        )
+        kw.setdefault("tile_conf", d.get("conf", 0.25))
+        kw["format_version"] = FORMAT_VERSION
+    kw.setdefault("classes", list(CLASS_NAMES))
+    try:
+        m = ModelManifest(**kw, extra=extra)
+        for name in ("conf", "tile_conf", "face_conf"):
+            value = float(getattr(m, name))
+            if not 0.0 <= value <= 1.0:
+                raise ModelFileError(f"{name} must be within 0..1, got {value}")
+            setattr(m, name, value)
+        m.det_imgsz = int(m.det_imgsz)
+    except TypeError as exc:
+        raise ModelFileError(f"bad model.json field: {exc}") from exc
+    check_classes(m)
+    return m
+
+
+def read(path: str | Path) -> ModelManifest:
+    """Read and check a model.json."""
+    p = Path(path)
+    try:
+        d = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{p}: cannot read model.json: {exc}") from exc
+    try:
+        return from_dict(d)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{p}: {exc}") from exc
+
+
+def write(path: str | Path, m: ModelManifest) -> Path:
+    """Write model.json atomically (a reader never sees half a file)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".model-", suffix=".json.tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(m.to_dict(), f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
