@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.classes import BACK, CLASS_NAMES, display_name
+
+if TYPE_CHECKING:  # page.box imports this module for the picker order
+    from page.box import Box
 
 #: A tile is "unsure" (highlighted, and asked about first) below this confidence …
 UNSURE_CONF = 0.6
@@ -29,6 +33,7 @@ COLOURS = {
     "added": (30, 120, 230),
     "ignored": (150, 150, 150),
     "selected": (220, 30, 60),
+    "picked": (140, 40, 200),
 }
 
 
@@ -39,7 +44,7 @@ class Mark:
     number: int
     xyxy: tuple[float, float, float, float]
     label: str
-    style: str = "sure"  # sure | unsure | added | ignored | selected
+    style: str = "sure"  # sure | unsure | added | ignored | selected | picked
 
 
 def is_unsure(conf: float, alternatives: Sequence[tuple[str, float]] = ()) -> bool:
@@ -97,7 +102,7 @@ def draw_marks(display: np.ndarray, marks: Sequence[Mark], scale: float) -> np.n
     for m in marks:
         x1, y1, x2, y2 = (v * scale for v in m.xyxy)
         colour = COLOURS.get(m.style, COLOURS["sure"])
-        width = line * 2 if m.style in ("unsure", "selected") else line
+        width = line * 2 if m.style in ("unsure", "selected", "picked") else line
         draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
         text = f"{m.number}:{m.label}" if m.label else str(m.number)
         tb = draw.textbbox((0, 0), text, font=font)
@@ -130,33 +135,32 @@ def tile_crop(rgb: np.ndarray, xyxy: Sequence[float], height: int = 72, margin: 
 
 
 def marks_for(
-    boxes: Sequence[dict],
-    selected: int | None = None,
+    boxes: Sequence[Box],
+    winning: int | None = None,
+    picked: int | None = None,
 ) -> list[Mark]:
-    """Marks for the page's box records (dicts with cls, conf, xyxy, alternatives, origin, role).
+    """Marks for the page's boxes, always from their current state (drawn after every correction).
 
-    Numbers are 1-based positions in the list, which is how the page names tiles ("tile 7").
+    Numbers are 1-based positions in the list, which is how the page names tiles ("tile 7"). A box set
+    aside (不在手里 / 删除) is grey whatever else is true of it; the winning tile is red, the tile being
+    fixed purple; then added (blue), unsure (orange) and sure (green).
     """
     out = []
     for i, b in enumerate(boxes):
-        if b.get("xyxy") is None:
+        if b.xyxy is None:
             continue
-        if i == selected:
-            style = "selected"
-        elif b.get("role") == "ignore":
+        if not b.in_play:
             style = "ignored"
-        elif b.get("origin") == "added":
+        elif i == picked:
+            style = "picked"
+        elif i == winning:
+            style = "selected"
+        elif b.origin == "added":
             style = "added"
-        elif (
-            b.get("origin") == "model"
-            and not b.get("fixed")
-            and is_unsure(b.get("conf", 1.0), b.get("alternatives", ()))
-        ):
+        elif b.needs_check:
             style = "unsure"
         else:
             style = "sure"
-        label = "" if b["cls"] == BACK else b["cls"]
-        if b["cls"] == BACK:
-            label = "back"
-        out.append(Mark(i + 1, tuple(b["xyxy"]), label, style))
+        label = "back" if b.cls == BACK else b.cls
+        out.append(Mark(i + 1, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), label, style))
     return out

@@ -10,9 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from page.words import Words
 from rules import tiles as T
 from rules.hand import KONG_KINDS
 from rules.names import KIND_ZH
+
+
+class EntryError(ValueError):
+    """Typed text that cannot be read; `words` says where, in Chinese and English."""
+
+    def __init__(self, words: Words) -> None:
+        super().__init__(words.en)
+        self.words = words
+
 
 _KIND_WORDS = {
     "吃": "chi",
@@ -36,7 +46,7 @@ _SUIT_ALIAS = {"万": "m", "萬": "m", "饼": "p", "筒": "p", "条": "s", "條"
 def parse_tiles(text: str) -> list[str]:
     """Tiles typed as a player writes them: `123m 456p 11s 中中`, `1m2m3m`, `东 南`.
 
-    Raises ValueError with a plain sentence naming the part it cannot read.
+    Raises EntryError (a ValueError) with a plain sentence naming the part it cannot read.
     """
     out: list[str] = []
     pos = 0
@@ -47,7 +57,13 @@ def parse_tiles(text: str) -> list[str]:
             continue
         m = _TILE_RUN.match(s, pos)
         if not m:
-            raise ValueError(f"cannot read “{s[pos : pos + 6]}” as tiles (write e.g. 123m 55p 中)")
+            bad = s[pos : pos + 6]
+            raise EntryError(
+                Words(
+                    f"看不懂“{bad}”（牌请写成 123m 55p 中 这样：m 万、p 饼、s 条）",
+                    f"cannot read “{bad}” as tiles (write e.g. 123m 55p 中)",
+                )
+            )
         if m.group(1):
             suit = m.group(2).lower()
             suit = _SUIT_ALIAS.get(suit, suit)
@@ -64,7 +80,7 @@ def parse_melds(text: str) -> list[tuple[str, list[str]]]:
     """Open melds typed quickly: `碰7p, 吃345m, 暗杠中, 补杠9m` (empty = no melds = closed).
 
     A 碰/杠 may name one tile (it is repeated); a 吃 may name its lowest tile (`吃3m` = 3m4m5m).
-    Raises ValueError with a plain sentence on anything it cannot read.
+    Raises EntryError (a ValueError) with a plain sentence on anything it cannot read.
     """
     melds: list[tuple[str, list[str]]] = []
     words = sorted(_KIND_WORDS, key=len, reverse=True)
@@ -80,7 +96,13 @@ def parse_melds(text: str) -> list[tuple[str, list[str]]]:
                 kind, pos = _KIND_WORDS[w], pos + len(w)
                 break
         if kind is None:
-            raise ValueError(f"each meld starts with 吃, 碰, 明杠, 补杠 or 暗杠 (at “{s[pos : pos + 6]}”)")
+            bad = s[pos : pos + 6]
+            raise EntryError(
+                Words(
+                    f"每组副露以 吃、碰、明杠、补杠 或 暗杠 开头（“{bad}”处）",
+                    f"each meld starts with 吃, 碰, 明杠, 补杠 or 暗杠 (at “{bad}”)",
+                )
+            )
         end = pos
         while (
             end < len(s)
@@ -93,18 +115,28 @@ def parse_melds(text: str) -> list[tuple[str, list[str]]]:
         tiles = parse_tiles(chunk)
         label = KIND_ZH[kind]
         if not tiles:
-            raise ValueError(f"{label}: which tile?")
+            raise EntryError(Words(f"{label}：哪张牌？", f"{label}: which tile?"))
         want = 4 if kind in KONG_KINDS else 3
         if kind == "chi":
             if len(tiles) == 1:
                 t = T.parse_code(tiles[0])
                 if t is None or not T.is_suited(t) or T.rank(t) > 7:
-                    raise ValueError(f"吃 {chunk.strip()}: a 吃 is three tiles in a row of one suit")
+                    raise EntryError(
+                        Words(
+                            f"吃 {chunk.strip()}：吃是同一门里连着的三张",
+                            f"吃 {chunk.strip()}: a 吃 is three tiles in a row of one suit",
+                        )
+                    )
                 tiles = [T.code(t), T.code(t + 1), T.code(t + 2)]
         elif len(tiles) == 1:
             tiles = tiles * want
         if len(tiles) != want:
-            raise ValueError(f"{label} {chunk.strip()}: a {label} has {want} tiles, not {len(tiles)}")
+            raise EntryError(
+                Words(
+                    f"{label} {chunk.strip()}：{label}是 {want} 张牌，不是 {len(tiles)} 张",
+                    f"{label} {chunk.strip()}: a {label} has {want} tiles, not {len(tiles)}",
+                )
+            )
         melds.append((kind, tiles))
     return melds
 

@@ -1,6 +1,6 @@
 """Where each tile of a photo belongs (its role) and the winner's tiles that the roles make.
 
-Why this module exists: the page keeps one plain dict per box (a detection, a typed or an added tile)
+Why this module exists: the page keeps one `page.box.Box` per tile (a detection, a typed or an added tile)
 and lets the player say where it belongs: the standing hand, meld K, the 混 indicator, not in the hand,
 or not a tile at all. Turning a proposed layout (`vision.hand.Layout`) into those roles, guessing the
 winning tile, and turning the roles back into `page.situation.WinnerTiles` is logic about photo
@@ -10,21 +10,26 @@ detections for the page, so it lives in `page/` and is unit-tested; app.py only 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from page.situation import WinnerTiles, meld_kind_for
+from page.words import Words
 from rules import tiles as T
+
+if TYPE_CHECKING:  # page.box is the typed box; roles only reads its fields
+    from page.box import Box
 
 #: What a tile on the photo is, as the page lets the player say it.
 ROLES = ("hand", "meld1", "meld2", "meld3", "meld4", "indicator", "other", "delete")
-ROLE_ZH = {
-    "hand": "手牌 hand",
-    "meld1": "副露 1",
-    "meld2": "副露 2",
-    "meld3": "副露 3",
-    "meld4": "副露 4",
-    "indicator": "混指示牌 indicator",
-    "other": "不在手里 not in the hand",
-    "delete": "删除 not a tile",
+ROLE_WORDS = {
+    "hand": Words("手牌", "hand"),
+    "meld1": Words("副露1", "meld 1"),
+    "meld2": Words("副露2", "meld 2"),
+    "meld3": Words("副露3", "meld 3"),
+    "meld4": Words("副露4", "meld 4"),
+    "indicator": Words("混指示牌", "混 indicator"),
+    "other": Words("不在手里", "not in the hand"),
+    "delete": Words("不是牌", "not a tile"),
 }
 
 
@@ -50,14 +55,14 @@ def roles_from_layout(layout: object, n: int) -> tuple[list[str], int | None, di
     return roles, winning, kinds
 
 
-def default_winning(boxes: list[dict]) -> int | None:
+def default_winning(boxes: list[Box]) -> int | None:
     """With no tile set apart, the winning tile is most often the last one of the standing row."""
-    hand = [i for i, b in enumerate(boxes) if b.get("role") == "hand"]
+    hand = [i for i, b in enumerate(boxes) if b.role == "hand"]
     if not hand:
         return None
 
     def right_end(i: int) -> tuple[float, float]:
-        xy = boxes[i].get("xyxy")
+        xy = boxes[i].xyxy
         return (float(xy[2]), i) if xy else (float("-inf"), i)
 
     return max(hand, key=right_end)
@@ -69,7 +74,7 @@ def meld_kind(faces: list[str], confirmed: str | None = None) -> str:
 
 
 def winner_tiles_from_boxes(
-    boxes: list[dict],
+    boxes: list[Box],
     winning: int | None,
     meld_kinds: Mapping[str, str],
     kong_faces: Mapping[str, str] | None = None,
@@ -79,11 +84,11 @@ def winner_tiles_from_boxes(
 
     A 暗杠 shows backs: its tile is the face shown on it, or (all four face down) `kong_faces[role]`.
     The boxes keep `back` as their class, which is what the photo shows and what training must learn."""
-    concealed = [b["cls"] for b in boxes if b.get("role") == "hand"]
+    concealed = [b.cls for b in boxes if b.role == "hand"]
     melds: list[tuple[str, list[str]]] = []
     for k in range(1, 5):
         role = f"meld{k}"
-        faces = [b["cls"] for b in boxes if b.get("role") == role]
+        faces = [b.cls for b in boxes if b.role == role]
         if not faces:
             continue
         kind = meld_kind(faces, meld_kinds.get(role))
@@ -94,17 +99,17 @@ def winner_tiles_from_boxes(
             faces = sorted(faces, key=lambda f: T.parse_code(f) or 0)  # 六七八, however they lie
         melds.append((kind, faces))
     win = None
-    if winning is not None and 0 <= winning < len(boxes) and boxes[winning].get("role") == "hand":
-        win = boxes[winning]["cls"]
+    if winning is not None and 0 <= winning < len(boxes) and boxes[winning].role == "hand":
+        win = boxes[winning].cls
     return WinnerTiles(concealed, melds, win, winning_in_concealed=True)
 
 
-def changed_count(boxes: list[dict]) -> int:
+def changed_count(boxes: list[Box]) -> int:
     """How many boxes the player changed: a fixed face, a deleted false box, an added tile."""
     n = 0
     for b in boxes:
-        if b.get("origin") == "added":
-            n += b.get("role") != "delete"
-        elif b.get("role") == "delete" or (b.get("model_cls") is not None and b["cls"] != b["model_cls"]):
+        if b.origin == "added":
+            n += b.role != "delete"
+        elif b.role == "delete" or (b.model_cls is not None and b.cls != b.model_cls):
             n += 1
     return n

@@ -14,6 +14,7 @@ from page.annotate import (
     picker_options,
     tile_crop,
 )
+from page.box import Box
 from vision.classes import CLASS_NAMES
 
 
@@ -60,23 +61,23 @@ def test_tile_crop_height_and_degenerate_box():
     assert tile_crop(rgb, (5, 5, 5, 5)).shape[0] == 72
 
 
-def test_marks_for_styles():
+def test_marks_for_styles_follow_the_current_boxes():
     boxes = [
-        {"cls": "5m", "conf": 0.95, "xyxy": (0, 0, 1, 1), "alternatives": [], "origin": "model"},
-        {"cls": "5m", "conf": 0.2, "xyxy": (0, 0, 1, 1), "alternatives": [], "origin": "model"},
-        {
-            "cls": "5m",
-            "conf": 0.2,
-            "xyxy": (0, 0, 1, 1),
-            "alternatives": [],
-            "origin": "model",
-            "fixed": True,
-        },
-        {"cls": "C", "conf": 1.0, "xyxy": (0, 0, 1, 1), "origin": "added"},
-        {"cls": "back", "conf": 1.0, "xyxy": (0, 0, 1, 1), "origin": "model", "role": "ignore"},
-        {"cls": "C", "conf": 1.0, "xyxy": None, "origin": "added"},
+        Box("5m", "model", [0, 0, 1, 1], "5m", 0.95),
+        Box("5m", "model", [0, 0, 1, 1], "5m", 0.2, unsure=True),
+        Box("5m", "model", [0, 0, 1, 1], "5m", 0.2, unsure=True, fixed=True),
+        Box("C", "added", [0, 0, 1, 1], role="hand"),
+        Box("back", "model", [0, 0, 1, 1], "back", role="other"),
+        Box("C", "added", None),
+        Box("1m", "model", [0, 0, 1, 1], "1m", role="delete"),
+        Box("2m", "model", [0, 0, 1, 1], "2m", role="hand"),
     ]
-    marks = marks_for(boxes, selected=0)
-    assert [m.style for m in marks] == ["selected", "unsure", "sure", "added", "ignored"]
-    assert [m.number for m in marks] == [1, 2, 3, 4, 5]
+    for b in boxes[:3]:
+        b.role = "hand"
+    marks = marks_for(boxes, winning=0, picked=7)
+    assert [m.style for m in marks] == ["selected", "unsure", "sure", "added", "ignored", "ignored", "picked"]
+    assert [m.number for m in marks] == [1, 2, 3, 4, 5, 7, 8]
     assert marks[4].label == "back"
+    # a winning tile set aside is grey, not red: the overlay shows what the hand is now
+    boxes[0].role = "delete"
+    assert marks_for(boxes, winning=0)[0].style == "ignored"

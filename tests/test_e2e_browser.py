@@ -1,15 +1,18 @@
-"""End to end in a real headless Chromium: `streamlit run app.py`, upload a photo, fix a tile, see payments.
+"""End to end in a real headless Chromium at phone size (390 x 844, mobile emulation): `streamlit run
+app.py`, no sideways scrolling, upload a photo, tap the orange tile, fix it with one tap, see payments.
 
 Needs the Debian packages `chromium` and `chromium-driver` (/usr/bin/chromium, /usr/bin/chromedriver)
 and the Python package `selenium`; skips with the reason when any is missing. Nothing is downloaded:
 Selenium is pointed at the system chromedriver, and Chromium runs with its network features off.
 The fake detector of tests/test_app.py stands in for the model, so the flow is the same with or
-without `models/`. Set SAVE_SCREENSHOT=path to keep a screenshot of the scored sample (the README's
-docs/screenshot.png is made this way).
+without `models/`. Set SAVE_SCREENSHOT=path.png to keep full-page screenshots of the scored sample at
+phone size (path.png) and desktop size (path-desktop.png): the README's docs/screenshot-phone.png and
+docs/screenshot.png are made this way.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 import socket
@@ -19,7 +22,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PIL import Image
 
@@ -49,7 +51,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--window-size=1400,2400",
+    "--window-size=390,844",
 ]
 
 
@@ -66,6 +68,7 @@ def server(tmp_path_factory):
         os.environ,
         MAHJONG_DETECTOR="tests.test_app:fake_detect",
         MAHJONG_LABELLED_DIR=str(tmp_path_factory.mktemp("labelled")),
+        MAHJONG_SCOREBOOK=str(tmp_path_factory.mktemp("book") / "scorebook.sqlite"),
         PYTHONPATH=str(ROOT),
         YOLO_OFFLINE="1",
     )
@@ -106,6 +109,9 @@ def browser(tmp_path_factory):
     for f in FLAGS:
         opts.add_argument(f)
     opts.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    opts.add_experimental_option(
+        "mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2}}
+    )
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
     driver.set_page_load_timeout(60)
     yield driver
@@ -119,57 +125,68 @@ def _wait_text(driver, text: str, timeout: float = 60) -> None:
     )
 
 
-def _metric(driver, label: str) -> str:
-    for m in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stMetric"]'):
-        if label in m.text:
-            return m.text
-    return ""
+def _body(driver) -> str:
+    return driver.find_element(By.TAG_NAME, "body").text
 
 
-def test_upload_fix_and_see_payments(server, browser, tmp_path):
+def _sideways(driver) -> int:
+    """How far the page can scroll sideways (0 = nothing wider than the screen)."""
+    return int(driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     browser.get(server)
-    # first start: the bundled sample, already read and scored
-    _wait_text(browser, "6 · The score")
-    WebDriverWait(browser, 60).until(lambda d: "+750" in _metric(d, "payment 南家"))
-    assert "Traceback" not in browser.find_element(By.TAG_NAME, "body").text
+    # first start: the bundled sample, already read and scored, in Chinese
+    _wait_text(browser, "南家 收 750")
+    assert "Traceback" not in _body(browser)
+    assert _sideways(browser) == 0
+    photo_top = WebDriverWait(browser, 30).until(
+        lambda d: d.execute_script(
+            "const i = [...document.images].find(i => i.clientWidth > 200);"
+            "return i ? i.getBoundingClientRect().top + scrollY : null"
+        )
+    )
+    score_top = browser.find_element(By.CSS_SELECTOR, ".st-key-score").rect["y"]
+    assert score_top - photo_top < 844, "the score is more than one screen below the photo"
     shot = os.environ.get("SAVE_SCREENSHOT")
     if shot:
-        _save_screenshot(browser, Path(shot))
+        _save_screenshot(browser, Path(shot), 390)
 
     # upload a photo (the sample re-encoded: a new file); the fake reader misreads the last tile
     photo = tmp_path / "hand.png"
     Image.open(ROOT / "datasets" / "samples" / "winning-hand.jpg").convert("RGB").save(photo)
     browser.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(photo))
-    _wait_text(browser, "Check the orange tiles")
-    _wait_text(browser, "This hand cannot win")
+    _wait_text(browser, "橙色的请看一眼")
+    _wait_text(browser, "新的一局")  # a new photo is a new hand: the situation was reset
+    assert _sideways(browser) == 0
 
-    # fix tile 14 with its picker: the model's next guess (八条) is offered first after the reading
-    box = next(
-        el
-        for el in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stSelectbox"]')
-        if el.text.startswith("#14")
+    # tap the orange tile, then the model's next guess (八条) on the keyboard: one tap fixes it
+    browser.find_element(By.CSS_SELECTOR, '[class*="st-key-pickq_"] button').click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button')
     )
-    box.find_element(By.CSS_SELECTOR, "input").click()
-    options = WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[role="option"]'))
-    assert "八条" in options[1].text
-    options[1].click()
-    WebDriverWait(browser, 60).until(lambda d: "+750" in _metric(d, "payment 南家"))
-    body = browser.find_element(By.TAG_NAME, "body").text
-    assert "This hand cannot win" not in body and "Traceback" not in body
-    assert "-250" in _metric(browser, "payment 东家")
+    assert _sideways(browser) == 0  # the keyboard fits the phone
+    browser.find_element(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button').click()
+    WebDriverWait(browser, 30).until(
+        lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]')
+    )
+    _wait_text(browser, "请选混指示牌")  # the new hand has no 混 indicator yet: the page asks for it
+    body = _body(browser)
+    assert "不能胡" not in body and "Traceback" not in body
+    if shot:
+        _save_screenshot(browser, Path(shot).with_name(Path(shot).stem + "-desktop.png"), 1000)
 
 
-def _save_screenshot(driver, path: Path) -> None:
-    """Viewport screenshot, reduced to a palette PNG so the README image stays small (< 500 KB)."""
-    size = driver.get_window_size()
-    driver.set_window_size(1400, 5200)
-    time.sleep(1.5)
-    png = driver.get_screenshot_as_png()
-    driver.set_window_size(size["width"], size["height"])
+def _save_screenshot(driver, path: Path, width: int) -> None:
+    """Full-page screenshot at `width` CSS px, reduced to a palette PNG so the README image stays small."""
+    height = int(driver.execute_script('return document.querySelector("[data-testid=stMain]").scrollHeight'))
+    phone = width < 500
+    metrics = {"width": width, "height": height + 40, "deviceScaleFactor": 2 if phone else 1, "mobile": phone}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    time.sleep(2)
+    png = base64.b64decode(driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"])
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     im = Image.open(io.BytesIO(png)).convert("RGB")
-    arr = np.asarray(im)
-    rows = np.nonzero((arr < 250).any(axis=(1, 2)))[0]
-    if len(rows):
-        im = im.crop((0, 0, im.width, min(im.height, rows.max() + 20)))
-    im = im.resize((im.width * 3 // 4, im.height * 3 // 4), Image.Resampling.LANCZOS)
+    if phone:
+        im = im.resize((im.width // 2, im.height // 2), Image.Resampling.LANCZOS)
     im.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)

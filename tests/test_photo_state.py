@@ -12,17 +12,9 @@ import pytest
 from PIL import Image
 
 from page import photo_state as ps
+from page.box import Box, detection_box, player_box
 from page.detector_loader import Detector
-from page.photo_state import (
-    box_right_of,
-    detection_box,
-    iou,
-    new_photo,
-    player_box,
-    read_photo,
-    sample_photo,
-    typed_hand,
-)
+from page.photo_state import Photo, box_right_of, boxes_signature, iou, read_photo, sample_photo, typed_hand
 
 SAMPLE = json.loads(ps.SAMPLE_JSON.read_text(encoding="utf-8"))
 
@@ -45,29 +37,47 @@ def _png(rgb: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
-def test_detection_box_is_a_plain_record_and_unknown_classes_are_backs():
+def test_detection_box_is_a_typed_record_and_unknown_classes_are_backs():
     b = detection_box(_det("5m", 0.8, (1, 2, 3, 4), [("6m", 0.1)]))
-    assert b["cls"] == b["model_cls"] == "5m" and b["role"] == "other" and not b["fixed"]
-    assert b["xyxy"] == [1.0, 2.0, 3.0, 4.0] and b["alternatives"] == [("6m", 0.1)]
-    assert b["options"][:2] == ["5m", "6m"] and b["origin"] == "model"
+    assert b.cls == b.model_cls == "5m" and b.role == "other" and not b.fixed
+    assert b.xyxy == [1.0, 2.0, 3.0, 4.0] and b.alternatives == [("6m", 0.1)]
+    assert b.options[:2] == ["5m", "6m"] and b.origin == "model" and not b.unsure
     odd = detection_box(_det("joker", 0.5, (0, 0, 1, 1)), origin="sample")
-    assert odd["cls"] == "back" and odd["model_cls"] is None
+    assert odd.cls == "back" and odd.model_cls is None and not odd.needs_check
+
+
+def test_unsure_comes_from_the_detection_when_it_says_so():
+    """Detection.unsure (the reader's own flag) wins; without it the page's rule on conf decides."""
+    sure_face_doubt = SimpleNamespace(
+        cls="3s", conf=0.9, xyxy=(0, 0, 1, 1), alternatives=[("2s", 0.3)], unsure=True
+    )
+    assert detection_box(sure_face_doubt).needs_check
+    told_sure = SimpleNamespace(cls="3s", conf=0.3, xyxy=(0, 0, 1, 1), alternatives=[], unsure=False)
+    assert not detection_box(told_sure).needs_check
+    assert detection_box(_det("3s", 0.3, (0, 0, 1, 1))).needs_check  # no flag: low conf is unsure
+    b = detection_box(sure_face_doubt)
+    b.set_face("2s")
+    assert not b.needs_check and b.fixed and b.options[:2] == ["3s", "2s"]
 
 
 def test_player_box_is_sure_and_fixed():
     b = player_box("C", "meld1", "typed")
-    assert b == {
-        "cls": "C",
-        "model_cls": None,
-        "conf": 1.0,
-        "xyxy": None,
-        "alternatives": [],
-        "options": b["options"],
-        "origin": "typed",
-        "role": "meld1",
-        "fixed": True,
-    }
-    assert b["options"][0] == "C"
+    assert b == Box(cls="C", origin="typed", xyxy=None, role="meld1", fixed=True)
+    assert b.options[0] == "C" and b.model_cls is None and not b.needs_check
+
+
+def test_boxes_signature_changes_with_a_fix_and_ignores_deleted_boxes():
+    boxes = [
+        player_box("1m", "hand", "added", [0, 0, 10, 10]),
+        player_box("2m", "hand", "added", [10, 0, 20, 10]),
+    ]
+    sig = boxes_signature(boxes)
+    boxes[1].set_face("3m")
+    assert boxes_signature(boxes) != sig
+    boxes.append(player_box("9s", "delete", "added", [20, 0, 30, 10]))
+    same = boxes_signature(boxes)
+    boxes[2].set_face("1s")
+    assert boxes_signature(boxes) == same
 
 
 def test_box_right_of_is_one_tile_on_and_clipped_to_the_photo():
@@ -79,11 +89,11 @@ def test_box_right_of_is_one_tile_on_and_clipped_to_the_photo():
 
 def test_typed_hand_adds_the_winning_tile_and_groups_the_melds():
     boxes, winning, kinds = typed_hand("123m 456p 11s", "5s", "碰7p 暗杠中")
-    hand = [b["cls"] for b in boxes if b["role"] == "hand"]
-    assert hand == ["1m", "2m", "3m", "4p", "5p", "6p", "1s", "1s", "5s"] and boxes[winning]["cls"] == "5s"
-    assert [b["cls"] for b in boxes if b["role"] == "meld2"] == ["C"] * 4
+    hand = [b.cls for b in boxes if b.role == "hand"]
+    assert hand == ["1m", "2m", "3m", "4p", "5p", "6p", "1s", "1s", "5s"] and boxes[winning].cls == "5s"
+    assert [b.cls for b in boxes if b.role == "meld2"] == ["C"] * 4
     assert kinds == {"meld1": "pong", "meld2": "concealed_kong"}
-    assert all(b["origin"] == "typed" and b["xyxy"] is None for b in boxes)
+    assert all(b.origin == "typed" and b.xyxy is None for b in boxes)
     boxes, winning, _ = typed_hand("1m 1m 2m", "1m", "")
     assert winning == 1 and len(boxes) == 3  # already standing: the last copy is the one won on
     for conc, win, melds in [("1m", "", ""), ("1m", "1m2m", ""), ("x", "1m", ""), ("1m", "1m", "碰")]:
@@ -99,9 +109,10 @@ def test_iou():
 
 
 def test_new_photo_is_empty():
-    p = new_photo("abc", "x.jpg")
-    assert p["key"] == "abc" and p["name"] == "x.jpg" and p["boxes"] == [] and p["notes"] == []
-    assert p["rgb"] is None and p["error"] is None and p["meld_kinds"] == {} and p["kong_faces"] == {}
+    p = Photo("abc", "x.jpg")
+    assert p.key == "abc" and p.name == "x.jpg" and p.boxes == [] and p.notes == []
+    assert p.rgb is None and p.error is None and p.meld_kinds == {} and p.kong_faces == {}
+    assert p.picked is None and p.saved is None and p.widget_prefix == "abc"
 
 
 def test_read_photo_detects_and_proposes_roles_once():
@@ -113,28 +124,29 @@ def test_read_photo_detects_and_proposes_roles_once():
         return _sample_dets()
 
     photo = read_photo(data, "hand.jpg", Detector(run, "fake-1"))
-    assert len(calls) == 1 and photo["error"] is None and photo["notes"] == []
-    assert photo["model_version"] == "fake-1" and photo["seconds"] >= 0
-    assert len(photo["boxes"]) == len(SAMPLE["tiles"])
-    assert all(b["role"] == "hand" for b in photo["boxes"])
-    assert photo["boxes"][photo["winning"]]["role"] == "hand"
+    assert len(calls) == 1 and photo.error is None and photo.notes == []
+    assert photo.model_version == "fake-1" and photo.seconds >= 0
+    assert len(photo.boxes) == len(SAMPLE["tiles"])
+    assert all(b.role == "hand" for b in photo.boxes)
+    assert photo.boxes[photo.winning].role == "hand"
     # no detector: decoded, nothing read
     bare = read_photo(data, "hand.jpg", None)
-    assert bare["rgb"] is not None and bare["boxes"] == [] and bare["model_version"] is None
+    assert bare.rgb is not None and bare.boxes == [] and bare.model_version is None
 
 
 def test_read_photo_explains_a_bad_file_a_blank_photo_and_a_failing_reader():
     bad = read_photo(b"not an image at all", "notes.txt", Detector(lambda rgb: [], "x"))
-    assert bad["rgb"] is None and bad["error"].startswith("This file cannot be used as a photo")
+    assert bad.rgb is None and bad.error.en.startswith("This file cannot be used as a photo")
+    assert bad.error.zh.startswith("这个文件不能当照片用")
     blank = read_photo(_png(np.full((60, 80, 3), 128, np.uint8)), "blank.png", Detector(lambda rgb: [], "x"))
-    assert blank["boxes"] == [] and "No tiles were found" in blank["notes"][0]
+    assert blank.boxes == [] and "No tiles were found" in blank.notes[0].en
 
     def broken(rgb):
         raise RuntimeError("boom")
 
     failed = read_photo(_png(np.full((60, 80, 3), 128, np.uint8)), "b.png", Detector(broken, "x"))
-    assert "The tile reader failed on this photo (RuntimeError)" in failed["notes"][0]
-    assert failed["model_version"] is None
+    assert "The tile reader failed on this photo (RuntimeError)" in failed.notes[0].en
+    assert failed.model_version is None
 
 
 def test_a_layout_that_cannot_be_proposed_puts_every_tile_in_the_hand(monkeypatch):
@@ -146,30 +158,30 @@ def test_a_layout_that_cannot_be_proposed_puts_every_tile_in_the_hand(monkeypatc
     monkeypatch.setattr(vision.hand, "read_layout", no_layout)
     data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
     photo = read_photo(data, "hand.jpg", Detector(lambda rgb: _sample_dets(), "x"))
-    assert all(b["role"] == "hand" for b in photo["boxes"])
-    assert "The hand layout could not be proposed (ValueError)" in photo["notes"][0]
+    assert all(b.role == "hand" for b in photo.boxes)
+    assert "The hand layout could not be proposed (ValueError)" in photo.notes[0].en
 
 
 def test_sample_photo_without_a_model_shows_the_checked_tiles():
     photo = sample_photo(None)
-    assert photo["sample"] == SAMPLE and photo["notes"] == [
+    assert photo.sample == SAMPLE and [n.en for n in photo.notes] == [
         "Sample photo: shown with its checked tiles (no model installed to read it)."
     ]
-    assert [b["cls"] for b in photo["boxes"]] == [t["cls"] for t in SAMPLE["tiles"]]
-    assert all(b["origin"] == "sample" and b["role"] == "hand" for b in photo["boxes"])
-    assert photo["winning"] == SAMPLE.get("winning_index") and photo["model_reading"] is None
+    assert [b.cls for b in photo.boxes] == [t["cls"] for t in SAMPLE["tiles"]]
+    assert all(b.origin == "sample" and b.role == "hand" for b in photo.boxes)
+    assert photo.winning == SAMPLE.get("winning_index") and photo.model_reading is None
 
 
 def test_sample_photo_read_right_wrong_or_not_at_all():
     right = sample_photo(Detector(lambda rgb: _sample_dets(), "fake"))
-    assert right["notes"] == ["Sample photo: read by the detector, no corrections needed."]
-    assert all(b["origin"] == "model" for b in right["boxes"])
+    assert [n.en for n in right.notes] == ["Sample photo: read by the detector, no corrections needed."]
+    assert all(b.origin == "model" for b in right.boxes)
     wrong = sample_photo(Detector(lambda rgb: _sample_dets(wrong_last=True), "fake"))
     n = len(SAMPLE["tiles"])
-    assert f"the detector read {n} tiles, 1 of the {n} differently" in wrong["notes"][0]
-    assert len(wrong["model_reading"]) == n and all(b["origin"] == "sample" for b in wrong["boxes"])
-    assert [b["cls"] for b in wrong["boxes"]] == [t["cls"] for t in SAMPLE["tiles"]]
+    assert f"the detector read {n} tiles, 1 of the {n} differently" in wrong.notes[0].en
+    assert len(wrong.model_reading) == n and all(b.origin == "sample" for b in wrong.boxes)
+    assert [b.cls for b in wrong.boxes] == [t["cls"] for t in SAMPLE["tiles"]]
     none = sample_photo(Detector(lambda rgb: [], "fake"))
-    assert none["notes"] == [
+    assert [n.en for n in none.notes] == [
         "Sample photo: the detector found no tiles in it; the page shows the checked tiles."
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import rules
+from page.box import Box
 from page.roles import (
     changed_count,
     default_winning,
@@ -15,14 +16,8 @@ from page.situation import Situation, build_hand, count_check
 
 def _box(
     cls: str, role: str = "hand", x: float = 0.0, origin: str = "model", model_cls: str | None = None
-) -> dict:
-    return {
-        "cls": cls,
-        "role": role,
-        "xyxy": [x, 0, x + 10, 14],
-        "origin": origin,
-        "model_cls": model_cls or cls,
-    }
+) -> Box:
+    return Box(cls=cls, role=role, xyxy=[x, 0, x + 10, 14], origin=origin, model_cls=model_cls or cls)
 
 
 def test_roles_from_a_real_layout_object():
@@ -54,7 +49,7 @@ def test_winner_tiles_from_boxes_with_melds_and_a_face_down_kong():
     assert rules.score(hand).valid
     # all four face down: the player names the tile
     for b in boxes[11:13]:
-        b["cls"] = "back"
+        b.cls = "back"
     tiles = winner_tiles_from_boxes(boxes, 14, {"meld1": "concealed_kong"}, {"meld1": "F"})
     assert tiles.melds == [("concealed_kong", ["F"] * 4)]
     # a winning index that is not a standing tile is no winning tile

@@ -1,0 +1,79 @@
+"""The tile keyboard: which faces to offer first for a tile, the rows of the full keyboard, the next
+tile to look at.
+
+Why this module exists: at the table a player fixes a misread tile with one tap. The keyboard
+therefore puts the model's own next guesses first (a 九条 read as 八条 is fixed by tapping 八条),
+lays out the 34 faces and 背面 as a real set is sorted (万, 饼, 条, then 东南西北中发白), and after a
+fix moves on to the next tile still in doubt. These are decisions worth a test, not widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from page.box import Box
+from vision.classes import BACK, CLASS_NAMES, HONOURS, SUITS, display_name
+
+#: The full keyboard, row by row: 一万…九万, 一饼…九饼, 一条…九条, 东南西北中发白 + 背面.
+ROWS: tuple[tuple[str, ...], ...] = (
+    *(tuple(f"{r}{s}" for r in range(1, 10)) for s in SUITS),
+    (*HONOURS, BACK),
+)
+SUIT_COLOUR = {"m": "#c62828", "p": "#1565c0", "s": "#2e7d32"}
+HONOUR_COLOUR = {"C": "#c62828", "F": "#2e7d32", "P": "#455a64", BACK: "#8d6e63"}
+MAX_SUGGESTIONS = 4
+
+assert sorted(c for row in ROWS for c in row) == sorted(CLASS_NAMES)
+
+
+def suggestions(box: Box) -> list[str]:
+    """The faces to offer first: the model's reading and its next guesses, not the face shown now."""
+    out: list[str] = []
+    for c in box.options[: MAX_SUGGESTIONS + 1]:
+        if c != box.cls and c not in out and (c == box.model_cls or any(c == a for a, _ in box.alternatives)):
+            out.append(c)
+    return out[:MAX_SUGGESTIONS]
+
+
+def key_label(code: str) -> str:
+    """A keyboard key: the tile's Chinese name as written on a real tile (五万, 中, 背面)."""
+    return display_name(code)
+
+
+def colour(code: str) -> str:
+    """Ink colour of a key: the suit's colour as most sets print it (万 red, 饼 blue, 条 green)."""
+    if code in HONOUR_COLOUR:
+        return HONOUR_COLOUR[code]
+    return SUIT_COLOUR.get(code[-1], "#212121")
+
+
+def next_to_check(boxes: Sequence[Box], after: int | None) -> int | None:
+    """The next tile still in doubt after `after` (wrapping round), or None when all are checked."""
+    doubtful = [i for i, b in enumerate(boxes) if b.needs_check and b.in_play]
+    if not doubtful:
+        return None
+    start = -1 if after is None else after
+    later = [i for i in doubtful if i > start]
+    return (later or doubtful)[0]
+
+
+def strip_order(boxes: Sequence[Box]) -> list[int]:
+    """Tiles in the order the strip shows them: the standing hand left to right, then each meld, the
+    indicator, then tiles set aside (so the strip reads like the hand on the table)."""
+    rank = {
+        "hand": 0,
+        "meld1": 1,
+        "meld2": 2,
+        "meld3": 3,
+        "meld4": 4,
+        "indicator": 5,
+        "other": 6,
+        "delete": 7,
+    }
+
+    def key(i: int) -> tuple[int, float, int]:
+        b = boxes[i]
+        x = b.xyxy[0] if b.xyxy else float("inf")
+        return (rank.get(b.role, 6), x, i)
+
+    return sorted(range(len(boxes)), key=key)

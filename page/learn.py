@@ -1,0 +1,99 @@
+"""学习我的牌: fine-tune a personal model on the player's saved photos, in the background.
+
+Why this module exists: a player's own set is a print the shipped model never saw; after a few
+corrected photos, `python -m vision adapt DATA --out DIR` (see /tmp CONTRACTS: the vision side) learns
+it in a few minutes on the CPU. The page must not wait for that: it starts the command as a
+background process, polls the progress file the command writes, and when a model is ready offers to
+read with it (and to switch back). Which folder, which command, how many photos are needed and which
+personal models exist are decisions, so they live here and are tested; the page only draws them.
+Everything degrades quietly: without `vision.adapt` the action is simply not offered.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV_DIR = "MAHJONG_PERSONAL_DIR"
+DEFAULT_DIR = ROOT / "datasets" / "personal"
+FALLBACK_MIN_PHOTOS = 5
+
+
+def available() -> bool:
+    """Whether this installation has the adapt command at all."""
+    try:
+        return importlib.util.find_spec("vision.adapt") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def min_photos() -> int:
+    """Saved photos needed before the page offers to learn (vision.adapt.MIN_PHOTOS)."""
+    try:
+        return int(importlib.import_module("vision.adapt").MIN_PHOTOS)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return FALLBACK_MIN_PHOTOS
+
+
+def personal_root() -> Path:
+    return Path(os.environ.get(ENV_DIR) or DEFAULT_DIR)
+
+
+def saved_photos(labelled: Path) -> int:
+    """How many photos the player has saved for training (images in both splits)."""
+    n = 0
+    for split in ("train", "val"):
+        folder = labelled / "images" / split
+        if folder.is_dir():
+            n += sum(1 for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    return n
+
+
+def start(labelled: Path, root: Path | None = None) -> Path:
+    """Start `python -m vision adapt` on the saved photos; returns the run's folder (UTC timestamp)."""
+    out = (root or personal_root()) / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    out.mkdir(parents=True, exist_ok=False)
+    cmd = [sys.executable, "-m", "vision", "adapt", str(labelled), "--out", str(out)]
+    with open(out / "adapt.log", "wb") as log:
+        subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
+            cmd,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    return out
+
+
+def progress(run: Path) -> dict | None:
+    """The run's progress.json as vision.adapt reads it (None before the first write)."""
+    try:
+        reader = importlib.import_module("vision.adapt").read_progress
+    except (ImportError, AttributeError):
+        return None
+    try:
+        return reader(run)
+    except (OSError, ValueError):
+        return None
+
+
+def model_file(run: Path) -> Path | None:
+    """The run's model.json once it is finished."""
+    path = run / "model.json"
+    return path if path.is_file() else None
+
+
+def latest_model(root: Path | None = None) -> Path | None:
+    """The newest finished personal model, if any."""
+    base = root or personal_root()
+    if not base.is_dir():
+        return None
+    runs = sorted((p for p in base.iterdir() if p.is_dir()), reverse=True)
+    return next((m for m in (model_file(r) for r in runs) if m is not None), None)

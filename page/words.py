@@ -1,0 +1,45 @@
+"""What the page says, Chinese first with an English twin, and user text made safe to show.
+
+Why this module exists: the page is used at a Liaoning table, so every label, hint and message is
+Chinese first; an English toggle serves visitors and bug reports. Messages are built deep inside the
+helpers (a count check, a contradiction, a note about the photo), long before the page knows which
+language is on, so they carry both sentences as one `Words` value and the page picks one when it
+draws. Text the player typed or chose (file names, typed hands, player names) must never be read
+as Markdown or HTML by Streamlit (`![i](http://…)` in a file name fetched an image): `plain()`
+escapes it before it goes into any Markdown-rendering widget.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+LANGS = ("zh", "en")
+
+
+class Words(NamedTuple):
+    """One message in both languages."""
+
+    zh: str
+    en: str
+
+    def pick(self, lang: str) -> str:
+        """The sentence in `lang` ("en" → English, anything else → Chinese)."""
+        return self.en if lang == "en" else self.zh
+
+    def __add__(self, other: object) -> Words:  # type: ignore[override]
+        """Join two messages sentence by sentence (both languages at once)."""
+        if not isinstance(other, Words):
+            return NotImplemented
+        return Words(self.zh + other.zh, self.en + other.en)
+
+
+#: Every ASCII punctuation mark that Markdown, Streamlit's directives (`:red[...]`, `:smile:`) or
+#: its LaTeX (`$...$`) could act on; CommonMark renders a backslash-escaped one as the mark itself.
+_MARKUP = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&\"'=^])")
+
+
+def plain(text: object) -> str:
+    """`text` escaped so that a Markdown widget shows it literally (no links, images, HTML, LaTeX)."""
+    s = str(text).replace("\r", " ").replace("\n", " ")
+    return _MARKUP.sub(r"\\\1", s)
