@@ -129,3 +129,117 @@ def test_not_an_image_after_ultralytics_patched_pillow(tmp_path, capsys):
     with pytest.raises(ImageLoadError, match="not an image"):
         load_image(path)
     assert capsys.readouterr().out == ""
+
+
+# ------------------------------------------------------------------ every colour mode (issue 12)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vision" / "hand_rack.jpg"
+
+
+@pytest.fixture(scope="module")
+def rack() -> np.ndarray:
+    """The real tile photo, as 8-bit RGB: every mode below is made from it."""
+    with Image.open(FIXTURE) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def _grey_of(rgb: np.ndarray) -> np.ndarray:
+    return np.asarray(Image.fromarray(rgb).convert("L")).astype(float)
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a.astype(float) - b.astype(float)).mean())
+
+
+def _assert_grey_photo(arr: np.ndarray, rack: np.ndarray) -> None:
+    assert arr.shape == rack.shape and arr.dtype == np.uint8
+    assert (arr.min(axis=2) > 250).mean() < 0.2  # not "99.97 % white"
+    assert _diff(arr.mean(axis=2), _grey_of(rack)) < 1.0
+
+
+def test_16_bit_grey_png(tmp_path, rack):
+    path = tmp_path / "grey16.png"
+    Image.fromarray(_grey_of(rack).astype(np.uint16) * 257).save(path)
+    with Image.open(path) as im:
+        assert im.mode.startswith("I")  # I;16 (or I on older Pillow)
+    _assert_grey_photo(load_image(path), rack)
+
+
+def test_32_bit_integer_grey_tiff(tmp_path, rack):
+    path = tmp_path / "grey32.tif"
+    Image.fromarray(_grey_of(rack).astype(np.int32) * 257).save(path)
+    with Image.open(path) as im:
+        assert im.mode == "I"
+    _assert_grey_photo(load_image(path), rack)
+
+
+def test_float_grey_tiff_in_0_to_1(tmp_path, rack):
+    path = tmp_path / "float.tif"
+    Image.fromarray((_grey_of(rack) / 255.0).astype(np.float32)).save(path)
+    with Image.open(path) as im:
+        assert im.mode == "F"
+    _assert_grey_photo(load_image(path), rack)
+
+
+def test_16_bit_rgb_and_rgba_png(tmp_path, rack):
+    import cv2
+
+    wide = rack[:, :, ::-1].astype(np.uint16) * 257  # OpenCV writes BGR
+    cv2.imwrite(str(tmp_path / "rgb16.png"), wide)
+    assert _diff(load_image(tmp_path / "rgb16.png"), rack) < 0.5
+    alpha = np.full(rack.shape[:2], 65535, np.uint16)
+    alpha[:, :100] = 0  # a transparent strip on the left
+    cv2.imwrite(str(tmp_path / "rgba16.png"), np.dstack([wide, alpha]))
+    arr = load_image(tmp_path / "rgba16.png")
+    assert _diff(arr[:, 100:], rack[:, 100:]) < 0.5 and arr[:, :100].min() == 255
+
+
+def test_cmyk_jpeg_and_tiff(tmp_path, rack):
+    cmyk = Image.fromarray(rack).convert("CMYK")
+    cmyk.save(tmp_path / "cmyk.jpg", quality=95)
+    cmyk.save(tmp_path / "cmyk.tif")
+    with Image.open(tmp_path / "cmyk.jpg") as im:
+        assert im.mode == "CMYK"
+    assert _diff(load_image(tmp_path / "cmyk.jpg"), rack) < 2.0
+    assert _diff(load_image(tmp_path / "cmyk.tif"), rack) < 0.5
+
+
+def test_palette_png_with_and_without_a_transparent_colour(tmp_path, rack):
+    pal = Image.fromarray(rack).quantize(255)
+    pal.save(tmp_path / "p.png")
+    assert _diff(load_image(tmp_path / "p.png"), rack) < 4.0
+    indexed = np.asarray(pal).copy()
+    indexed[:50] = 255  # a band in a 256th colour (black), made transparent
+    pal2 = Image.fromarray(indexed, "P")
+    pal2.putpalette(pal.getpalette()[: 255 * 3] + [0, 0, 0])
+    pal2.save(tmp_path / "pt.png", transparency=255)
+    with Image.open(tmp_path / "pt.png") as im:
+        assert im.mode == "P" and "transparency" in im.info
+    arr = load_image(tmp_path / "pt.png")
+    assert arr[:50].min() == 255 and _diff(arr[50:], rack[50:]) < 4.0
+
+
+def test_grey_and_colour_with_alpha_are_composited_on_white(tmp_path, rack):
+    rgba = np.dstack([rack, np.full(rack.shape[:2], 255, np.uint8)])
+    rgba[-80:, :, :3] = 0  # hidden pixels hold black ...
+    rgba[-80:, :, 3] = 0  # ... under full transparency
+    rgba[:40, :, 3] = 128  # and a half-transparent band on top
+    Image.fromarray(rgba, "RGBA").save(tmp_path / "rgba.png")
+    arr = load_image(tmp_path / "rgba.png")
+    assert arr[-80:].min() == 255
+    assert _diff(arr[40:-80], rack[40:-80]) == 0.0
+    assert _diff(arr[:40], (rack[:40].astype(float) + 255) / 2) < 1.0
+    la = Image.fromarray(rgba, "RGBA").convert("LA")
+    la.save(tmp_path / "la.png")
+    with Image.open(tmp_path / "la.png") as im:
+        assert im.mode == "LA"
+    arr = load_image(tmp_path / "la.png")
+    assert arr[-80:].min() == 255
+    assert _diff(arr[40:-80].mean(axis=2), _grey_of(rack)[40:-80]) < 1.0
+
+
+def test_lab_and_ycbcr_tiff(tmp_path, rack):
+    Image.fromarray(rack).convert("LAB").save(tmp_path / "lab.tif")
+    Image.fromarray(rack).convert("YCbCr").save(tmp_path / "ycc.tif")
+    assert _diff(load_image(tmp_path / "lab.tif"), rack) < 3.0
+    assert _diff(load_image(tmp_path / "ycc.tif"), rack) < 3.0

@@ -100,11 +100,57 @@ def image_size(path: str | Path, max_pixels: int = MAX_PIXELS) -> tuple[int, int
     return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
 
 
+#: Integer modes whose samples span 0..65535 (16-bit PNG/TIFF): Pillow's own convert("RGB") clips
+#: them at 255, which turns a 16-bit grey photo 99.97 % white.
+_WIDE_INT_MODES = {"I", "I;16", "I;16L", "I;16B", "I;16N"}
+#: Modes that carry an alpha channel (premultiplied ones included).
+_ALPHA_MODES = {"RGBA", "LA", "PA", "RGBa", "La"}
+
+
+def _composite_on_white(im: Image.Image) -> Image.Image:
+    """Transparent parts become white, as a viewer on a light page shows them; converting alpha
+    away instead would reveal whatever colour the hidden pixels hold (often black)."""
+    rgba = im.convert("RGBA")
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    return Image.alpha_composite(white, rgba).convert("RGB")
+
+
+def _grey(values: np.ndarray) -> Image.Image:
+    """RGB from grey levels already on the 0..255 scale (rounded and clipped)."""
+    return Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8), "L").convert("RGB")
+
+
+def to_rgb(im: Image.Image) -> Image.Image:
+    """Any decoded Pillow image as 8-bit RGB that looks like the photo.
+
+    16-bit and 32-bit integer grey is scaled from 0..65535 (the PNG/TIFF convention) instead of
+    clipped; float grey is read as 0..1 when all values lie there, else as 0..255; alpha (and a
+    palette's transparent colour) is composited on white; CMYK, palette, YCbCr, LAB, bilevel and
+    16-bit RGB(A) go through Pillow's own conversions, which are right for them. A mode Pillow
+    cannot convert raises ValueError naming it.
+    """
+    mode = im.mode
+    if mode in _WIDE_INT_MODES:
+        return _grey(np.asarray(im, dtype=np.float64) / 257.0)
+    if mode == "F":
+        real = np.nan_to_num(np.asarray(im, dtype=np.float64))
+        return _grey(real * 255.0 if real.size and real.min() >= 0.0 and real.max() <= 1.0 else real)
+    if mode in _ALPHA_MODES or "transparency" in im.info:
+        return _composite_on_white(im)
+    if mode == "RGB":
+        return im
+    try:
+        return im.convert("RGB")
+    except ValueError as exc:
+        raise ValueError(f"unsupported colour mode {mode}") from exc
+
+
 def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False) -> np.ndarray:
     """Decode an image file to an upright H x W x 3 uint8 array (RGB, or BGR for OpenCV code).
 
-    JPEG, PNG, WebP, BMP and HEIC/HEIF are accepted. EXIF orientation is applied, so the result
-    is what a photo viewer shows. Raises ImageLoadError for every kind of bad input.
+    JPEG, PNG, WebP, BMP, TIFF and HEIC/HEIF are accepted, in every colour mode (16-bit grey and
+    RGB, CMYK, palette, alpha: see `to_rgb`). EXIF orientation is applied, so the result is what a
+    photo viewer shows. Raises ImageLoadError for every kind of bad input.
     """
     path = Path(path)
     im = _open(path, max_pixels)
@@ -112,9 +158,11 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False
         with im:
             im.load()  # raises OSError for truncated/corrupt data (LOAD_TRUNCATED_IMAGES stays off)
             upright = ImageOps.exif_transpose(im)
-            if upright.mode != "RGB":
-                upright = upright.convert("RGB")
-            array = np.asarray(upright)
+            try:
+                rgb = to_rgb(upright)
+            except ValueError as exc:
+                raise ImageLoadError(path, str(exc)) from exc
+            array = np.asarray(rgb)
     except ImageLoadError:
         raise
     except (OSError, ValueError, SyntaxError) as exc:
