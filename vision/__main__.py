@@ -157,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
+    t.add_argument(
+        "--hold-out",
+        default=None,
+        metavar="FILE:GROUP",
+        help="leave one group of the real set out (groups: datasets/groups/*.json, vision.groups)",
+    )
     t.add_argument("--synth-n", type=int, default=400, help="scenes to generate if none exist yet")
     t.add_argument(
         "--drawn-synth-n", type=int, default=400, help="drawn-face scenes for the classifier (0 = none)"

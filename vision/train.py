@@ -456,12 +456,28 @@ def _with_other(crops: CropSet, sources: list[Path], detector: Path, imgsz: int,
     return CropSet(np.concatenate([crops.x, *[other.x] * n]), np.concatenate([crops.y, *[other.y] * n]))
 
 
+def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path) -> tuple[list[Path], Path]:
+    """Sources for a leave-one-group-out run: the real set without the group replaces the real set,
+    and the cut-face synthetic scenes are dropped (their faces are cut from every real train photo,
+    the held-out group's included). Returns (sources, the in-distribution val set)."""
+    from vision import groups
+
+    grouping, name = groups.parse_spec(spec)
+    without, _ = groups.split_by_group(data.REAL_DATASET, grouping, name, run_dir / "groups")
+    kept = [without] + [s for s in sources[1:] if synth is None or Path(s) != Path(synth)]
+    print(f"holding out group {name}: training on {without} (+ {len(kept) - 1} other sources)", flush=True)
+    return kept, without
+
+
 def run(args) -> int:
     """The `python -m vision train` pipeline (arguments: see vision.__main__.build_parser)."""
     run_dir = RUNS_DIR / args.name
     run_dir.mkdir(parents=True, exist_ok=True)
     synth = None if args.no_synth else ensure_synth(args.synth_n, args.seed)
     sources = data.default_sources(synth=synth)
+    real_val = data.REAL_DATASET
+    if getattr(args, "hold_out", None):
+        sources, real_val = _hold_out(args.hold_out, sources, synth, run_dir)
     print("training sources:", ", ".join(map(str, sources)), flush=True)
     mode = data.TILES if args.arch == "two-stage" else data.FACES
     det_weights = Path(args.detector) if args.detector else run_dir / "detector" / "weights" / "best.pt"
@@ -506,7 +522,7 @@ def run(args) -> int:
             run_dir / "classifier",
             epochs=args.cls_epochs,
             seed=args.seed,
-            val=val_crops(),
+            val=val_crops(real_val),
             resume=args.resume,
             minutes=args.cls_minutes,
             num_classes=num_classes,
