@@ -91,6 +91,14 @@ def test_check_finds_every_kind_and_repair_restores_the_folder(tmp_path: Path):
     assert rec["restored"].endswith("(hash from jpeg comment)") and rec["boxes"] == 2
 
 
+def test_a_folder_reached_through_a_link_is_checked_the_same(tmp_path: Path):
+    root = tmp_path / "ds"
+    save_example(_photo(9), BOXES, root)
+    (tmp_path / "link").symlink_to(root)
+    assert check(tmp_path / "link") == [] and check(tmp_path / "link", repair=True) == []
+    assert len(complete_examples(tmp_path / "link")) == 1
+
+
 def test_a_restored_line_does_not_outrank_a_newer_save(tmp_path: Path):
     root = tmp_path / "ds"
     old = save_example(_photo(5), BOXES, root)

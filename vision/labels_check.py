@@ -310,9 +310,9 @@ def _apply(root: Path, plan: _Plan) -> None:
 
 def check(root: str | Path, repair: bool = False) -> list[Finding]:
     """Every problem in a saved-labels folder; with `repair`, each mended (its `action` set)."""
-    root = Path(root)
-    if not root.is_dir():
+    if not Path(root).is_dir():
         raise FileNotFoundError(f"{root}: no such folder")
+    root = Path(root).resolve()  # one spelling of every path, whatever links lead to the folder
     with locked(root / LOCK_FILE, shared=not repair):
         plan = _survey(root)
         if repair:

@@ -50,7 +50,7 @@ from PIL import Image
 
 from vision._env import REPO_ROOT
 from vision.classes import CLASS_ID, CLASS_NAMES, NUM_CLASSES
-from vision.data import label_path_for, read_labels
+from vision.data import read_labels
 from vision.durable import (
     SaveError,
     append_line,
@@ -284,12 +284,18 @@ def label_problem(label: Path, expected_sha: str | None = None) -> str | None:
 
 def example_paths(root: Path, record: dict) -> tuple[Path, Path]:
     """Absolute image and label paths of a record; ValueError if they leave the folder or do not
-    pair up the way Ultralytics pairs them (labels/<split>/<name>.txt beside images/<split>/)."""
-    if record.get("split") not in SPLITS:
-        raise ValueError(f"unknown split {record.get('split')!r}")
-    image = _inside(root, root / record["image"])
-    label = _inside(root, root / record["label"])
-    if image.parent != root.resolve() / "images" / record["split"] or label != label_path_for(image):
+    pair up the way Ultralytics pairs them (labels/<split>/<name>.txt beside images/<split>/).
+
+    The check is lexical (no symlink resolution per record: readers run it for every line):
+    the image must be a plain name directly in images/<split>, so `..` cannot leave the folder.
+    """
+    split = record.get("split")
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}")
+    base = Path(os.path.abspath(root))
+    image = Path(os.path.normpath(base / record["image"]))
+    label = Path(os.path.normpath(base / record["label"]))
+    if image.parent != base / "images" / split or label != base / "labels" / split / f"{image.stem}.txt":
         raise ValueError("image and label are not a pair in images/<split> and labels/<split>")
     return image, label
 
@@ -326,8 +332,9 @@ def _save_order(item: tuple[int, dict]) -> tuple[str, int]:
     return (str(rec.get("saved_utc") or ""), number)
 
 
-def photo_versions(root: str | Path = DEFAULT_ROOT) -> dict[str, list[Example]]:
-    """Every complete version of every saved photo, by content hash, oldest first.
+def photo_versions(root: str | Path = DEFAULT_ROOT, only: str | None = None) -> dict[str, list[Example]]:
+    """Every complete version of every saved photo (or only of the photo hashed `only`), by
+    content hash, oldest first.
 
     Order is the save time, then the manifest order (so a line restored by `labels check` for an
     older save does not outrank a newer save).
@@ -335,7 +342,8 @@ def photo_versions(root: str | Path = DEFAULT_ROOT) -> dict[str, list[Example]]:
     root = Path(root).resolve()
     by_hash: dict[str, list[tuple[int, dict, tuple[Path, Path]]]] = {}
     for m in manifest_lines(root):
-        found = checked_paths(root, m.record) if m.record is not None else ""
+        wanted = m.record is not None and (only is None or m.record["hash"] == only)
+        found = checked_paths(root, m.record) if wanted else ""
         if not isinstance(found, str):
             by_hash.setdefault(m.record["hash"], []).append((m.number, m.record, found))
     out: dict[str, list[Example]] = {}
@@ -516,7 +524,7 @@ def save_example(
         root.mkdir(parents=True, exist_ok=True)
         with locked(root / LOCK_FILE):
             _ensure_layout(root)
-            versions = photo_versions(root).get(digest, [])
+            versions = photo_versions(root, only=digest).get(digest, [])
             newest = versions[-1] if versions else None
             if newest is not None and same_bytes(newest.label, label_bytes):
                 return SaveResult(
