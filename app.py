@@ -29,7 +29,7 @@ from page import situation_form as form
 from page.annotate import display_scale, draw_marks, marks_for, shrink, tile_crop
 from page.box import player_box
 from page.detector_loader import Detector, model_detector, plugin_detector
-from page.explain import explain_error, explain_invalid, fan_rows, hun_lines, payments
+from page.explain import explain_error, explain_invalid, fan_rows, hun_lines, payments, waits_line
 from page.photo_state import (
     UPLOAD_TYPES,
     Photo,
@@ -129,9 +129,9 @@ def _sample(version: str | None, _detector: Detector | None) -> Photo:
 
 _CSS = """
 <style>
-.block-container {padding-top: 2.2rem; padding-bottom: 4rem;}
+.block-container {padding-top: 3.2rem; padding-bottom: 4rem;}
 @media (max-width: 640px) {
-  .block-container {padding-left: .7rem; padding-right: .7rem; padding-top: 1.2rem;}
+  .block-container {padding-left: .7rem; padding-right: .7rem; padding-top: 2.6rem;}
   h1 {font-size: 1.5rem !important;}
 }
 .st-key-strip {gap: 4px !important;}
@@ -146,6 +146,7 @@ _CSS = """
   background: #fffdf5; border: 1px solid #b9b2a0; border-radius: 6px; box-shadow: 0 2px 0 #d8d2c0;
 }
 [class*="st-key-kb_"] {flex: 1 1 0; min-width: 0;}
+[class*="st-key-kb_"] button[data-testid="stBaseButton-primary"] {background: #ffebee; border: 2px solid #c62828;}
 [class*="st-key-sug_"] button {min-height: 3.2rem; font-size: 18px; border: 2px solid #ff8c00;}
 .st-key-score [data-testid="stMarkdownContainer"] p {margin-bottom: .25rem;}
 </style>
@@ -453,9 +454,6 @@ def hand_line(photo: Photo, tiles: WinnerTiles) -> None:
         parts.append(f"{KIND_ZH[kind]} " + " ".join(tile_name(t) for t in ts))
     parts.append(tr("胡 ", "Won on ") + tile_name(tiles.winning))
     st.markdown(plain(" · ".join(parts)))
-    check = count_check(tiles)
-    if not check.ok:
-        say("warning", check.hint)
     doubts = photo.doubts
     if "standing" in doubts:
         say(
@@ -518,6 +516,7 @@ def _tile_choice(key: str, label: str, help_: str | None) -> None:
         format_func=lambda c: tr("—（没有）", "— none") if c is None else tile_name(c),
         key=key,
         help=help_ or None,
+        placeholder=tr("请选一张牌", "Pick a tile"),
     )
 
 
@@ -614,6 +613,10 @@ def score(tiles: WinnerTiles, sit) -> tuple[dict | None, object | None, list[Wor
     check = count_check(tiles)
     if not check.ok:
         problems.append(Words("还不能算：" + check.hint.zh, "Not scored yet — " + check.hint.en))
+        if check.got == check.expected - 1:  # the winning tile is not in the photo: what it waits on
+            waiting = waits_line(tiles, sit)
+            if waiting is not None:
+                problems.append(waiting)
         return None, None, problems
     found = contradictions(tiles, sit)
     if found:
@@ -672,6 +675,27 @@ def score_card(tiles: WinnerTiles, hand: dict | None, result, problems: list[Wor
             line = plain(tr(p.words))
             st.markdown(f"**{line}**" if p.seat == result.winner else line)
         record_button(hand, result)
+        share(hand, result, names)
+
+
+def share(hand: dict | None, result, names: dict[str, str]) -> None:
+    """分享: the result as a picture (tiles, 番, payments) and as text to paste into a chat."""
+    try:
+        from page.share import result_png, result_text
+    except ImportError:
+        return
+    with st.popover(tr("分享", "Share")):
+        try:
+            text = result_text(result.to_dict(), hand, names)
+            png = result_png(result.to_dict(), hand, names)
+        except Exception as exc:  # noqa: BLE001 - sharing is extra: say so, never a traceback
+            say("warning", Words(f"分享做不出来：{exc}", f"Sharing failed: {exc}"))
+            return
+        st.image(png, width="stretch")
+        st.download_button(
+            tr("下载图片", "Download picture"), png, "mahjong-result.png", "image/png", key="share_png"
+        )
+        st.code(text, language=None)
 
 
 # ------------------------------------------------------------------------------------------ details

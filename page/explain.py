@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from page.situation import WinnerTiles
+from page.situation import Situation, WinnerTiles, build_hand
 from page.words import Words
 from rules import tiles as T
 from rules.errors import HandError
@@ -250,3 +250,33 @@ def _code_starts(label: str) -> list[int]:
         idx.append(i)
         i += 2 if label[i].isdigit() else 1
     return idx
+
+
+def waits_line(tiles: WinnerTiles, sit: Situation) -> Words | None:
+    """For a hand one tile short (the winning tile not in the photo): what it waits on and what each
+    tile would pay ("听 三万 +250 · 六万 +500"), from `rules.waits`; None when it cannot be said."""
+    try:
+        from rules.waits import waits
+    except ImportError:
+        return None
+    if sit.indicator is None:
+        return None
+    short = WinnerTiles(
+        list(tiles.concealed), tiles.melds, tiles.concealed[-1] if tiles.concealed else None, False
+    )
+    if short.winning is None:
+        return None
+    try:
+        found = waits(build_hand(short, sit))
+    except (HandError, ValueError):
+        return None
+    hun = tile_name(T.code(found.hun))
+    if found.waits:
+        zh = "听 " + " · ".join(f"{tile_name(T.code(w.tile))} {w.gain:+d}" for w in found.waits)
+        en = "Waiting on " + " · ".join(f"{tile_name(T.code(w.tile))} {w.gain:+d}" for w in found.waits)
+    else:
+        zh, en = "没听牌", "Not waiting on any tile"
+    if found.hun_wait is not None:
+        zh += f"（自摸混 {hun} {found.hun_wait.gain:+d}）"
+        en += f" (self-drawn 混 {hun} {found.hun_wait.gain:+d})"
+    return Words(zh, en)

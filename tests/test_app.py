@@ -191,6 +191,8 @@ def test_the_overlay_shows_the_current_boxes(app):
     styles = {m.number: m.style for m in marks_for(photo.boxes, photo.winning, photo.picked)}
     assert styles[14] == "ignored" and photo.winning != 13
     assert "认出 13 张：少一张" in _texts(at, "warning")
+    at.selectbox(key="sit_indicator").set_value("9m").run()
+    assert "听 " in _texts(at, "warning")  # one tile short: what the hand waits on, and what each pays
 
 
 def test_full_keyboard_and_grouping(app):
