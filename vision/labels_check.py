@@ -278,6 +278,18 @@ def _survey(root: Path) -> _Plan:
     return plan
 
 
+def _merged_lines(plan: _Plan) -> list[bytes]:
+    """Kept lines in their order, each restored record inserted before the first kept line saved
+    after it: readers take the last line of a photo as its newest version."""
+    out = [raw + b"\n" for raw in plan.keep]
+    times = [str(_parse_kept(raw).get("saved_utc") or "") for raw in plan.keep]
+    for rec in sorted(plan.added, key=lambda r: r["saved_utc"], reverse=True):
+        at = next((i for i, t in enumerate(times) if t > rec["saved_utc"]), len(out))
+        out.insert(at, (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8"))
+        times.insert(at, rec["saved_utc"])
+    return out
+
+
 def _apply(root: Path, plan: _Plan) -> None:
     """Mend in a crash-safe order: manifest first (atomic replace), then moves, then deletions.
 
@@ -294,11 +306,7 @@ def _apply(root: Path, plan: _Plan) -> None:
             out.flush()
             os.fsync(out.fileno())
     if plan.rewrite:
-        new = [raw + b"\n" for raw in plan.keep]
-        new += [
-            (json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8") for r in plan.added
-        ]
-        replace_synced(root / MANIFEST, b"".join(new), root / STAGING)
+        replace_synced(root / MANIFEST, b"".join(_merged_lines(plan)), root / STAGING)
     for f, path in plan.quarantine:
         f.action = _quarantine(root, path)
     for _, path in plan.delete:

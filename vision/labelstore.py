@@ -327,17 +327,13 @@ def example_problem(root: Path, record: dict) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _save_order(item: tuple[int, dict]) -> tuple[str, int]:
-    number, rec = item
-    return (str(rec.get("saved_utc") or ""), number)
-
-
 def photo_versions(root: str | Path = DEFAULT_ROOT, only: str | None = None) -> dict[str, list[Example]]:
     """Every complete version of every saved photo (or only of the photo hashed `only`), by
     content hash, oldest first.
 
-    Order is the save time, then the manifest order (so a line restored by `labels check` for an
-    older save does not outrank a newer save).
+    Order is the manifest's: lines are appended under the lock, so the last line is the newest
+    save whatever the clock did (`labels check --repair` inserts a restored line where its save
+    time puts it, so an old save whose line was lost never outranks a newer one).
     """
     root = Path(root).resolve()
     by_hash: dict[str, list[tuple[int, dict, tuple[Path, Path]]]] = {}
@@ -348,7 +344,6 @@ def photo_versions(root: str | Path = DEFAULT_ROOT, only: str | None = None) -> 
             by_hash.setdefault(m.record["hash"], []).append((m.number, m.record, found))
     out: dict[str, list[Example]] = {}
     for digest, items in by_hash.items():
-        items.sort(key=lambda item: _save_order(item[:2]))
         out[digest] = [
             Example(digest, rec["split"], *paths, version=i, record=rec)
             for i, (_, rec, paths) in enumerate(items, start=1)
