@@ -74,7 +74,9 @@ def main() -> int:
         root = base / "filled"
         _save_times(root, 96, 128, range(args.stored))
         print(f"complete_examples over {args.stored} photos: {_timed(lambda: complete_examples(root)):.3f} s")
-        print(f"save into that store: {statistics.median(_save_times(root, 96, 128, range(10**6, 10**6 + 5))):.3f} s")
+        print(
+            f"save into that store: {statistics.median(_save_times(root, 96, 128, range(10**6, 10**6 + 5))):.3f} s"
+        )
         print(f"labels check over {args.stored} photos: {_timed(lambda: check(root)):.3f} s")
     finally:
         if not args.dir:
