@@ -315,6 +315,8 @@ def streamlit_command(
     return [
         python, "-m", "streamlit", "run", str(app), *STREAMLIT_FLAGS,
         "--server.address", "0.0.0.0", "--server.port", str(port),
+        # our banner says where to go; Streamlit's own would look up the public IP on the internet
+        "--logger.hideWelcomeMessage", "true",
         "--server.sslCertFile", str(cert.cert), "--server.sslKeyFile", str(cert.key),
     ]  # fmt: skip
 

@@ -217,6 +217,7 @@ def test_streamlit_command_serves_https_on_every_interface_without_statistics(tm
     assert pairs["--server.sslCertFile"] == str(tmp_path / "cert.pem")
     assert pairs["--server.sslKeyFile"] == str(tmp_path / "key.pem")
     assert pairs["--browser.gatherUsageStats"] == "false" and pairs["--server.headless"] == "true"
+    assert pairs["--logger.hideWelcomeMessage"] == "true"  # no public-IP lookup on the internet
 
 
 def test_banner_shows_url_pin_and_how_to_accept_the_certificate(tmp_path):
@@ -263,8 +264,7 @@ def test_streamlit_really_serves_https_with_the_certificate(tmp_path):
     page.write_text("import streamlit as st\nst.write('ok')\n")
     port = _free_port()
     cmd = serve.streamlit_command(cert, port=port, app=page, python=sys.executable)
-    cmd[cmd.index("0.0.0.0")] = "127.0.0.1"  # the test needs no other interface
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         ctx = ssl.create_default_context(cafile=str(cert.cert))
         deadline, body = time.monotonic() + 60, None
@@ -281,4 +281,5 @@ def test_streamlit_really_serves_https_with_the_certificate(tmp_path):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5)
     finally:
         proc.terminate()
-        proc.wait(20)
+        out = proc.communicate(timeout=20)[0].decode(errors="replace")
+    assert "external IP" not in out and "External URL" not in out, out
