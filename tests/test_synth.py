@@ -245,7 +245,7 @@ def test_red_fives_print_the_fives_in_red() -> None:
     fives and the same faces elsewhere."""
     import dataclasses
 
-    st = drawn._random_set(np.random.default_rng(3), str(drawn.find_cjk_font()))
+    st = drawn._random_set(np.random.default_rng(3), str(drawn.find_cjk_font()), prints=False)
 
     def face(name: str, red: bool) -> np.ndarray:
         style = dataclasses.replace(st, red_fives=red)

@@ -11,7 +11,12 @@ Scene i of a run depends only on (seed, i), so output is byte-identical for the 
 
 `--drawn-share F` draws that share of scenes with procedurally drawn faces (vision.synth.drawn: one
 drawn set per table, in styles of other Chinese, Liaoning and riichi sets) instead of the real
-set's faces; it needs a CJK font.  With F = 0 (the default) the output is that of earlier versions.
+set's faces; it needs a CJK font.
+
+`--vary` / `--no-vary` switch the domain randomisation (vision.synth.vary: more drawn prints, tile
+body and back colours, automatic-table felt, views from the player's seat, exposure, white balance,
+glare, blur, noise, recompression).  All are on by default; `--vary none --drawn-share 0` gives the
+output of the versions before them, byte for byte.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.synth.drawn import DEFAULT_PER_CLASS, drawn_face_bank, find_cjk_font
 from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
 from vision.synth.scene import CLOSEUP_SHARE, Scene, make_scene
+from vision.synth.vary import ALL, Variations
 
 _BANK: FaceBank | None = None
 _DRAWN: FaceBank | None = None
@@ -39,17 +45,20 @@ def scene_name(index: int) -> str:
     return f"synth_{index:06d}"
 
 
-def _init_worker(source: str, drawn: tuple[int, int, str] | None = None) -> None:
+def _init_worker(source: str, drawn: tuple[int, int, str, bool] | None = None) -> None:
     """Load the banks in a worker: both come from the cache the parent filled."""
     global _BANK, _DRAWN
     _BANK = load_face_bank(source)
-    _DRAWN = drawn_face_bank(drawn[0], drawn[1], Path(drawn[2])) if drawn else None
+    _DRAWN = drawn_face_bank(drawn[0], drawn[1], Path(drawn[2]), prints=drawn[3]) if drawn else None
 
 
-def _render(args: tuple[int, int, float, float]) -> tuple[int, Scene]:
-    seed, index, closeup, drawn_share = args
+def _render(args: tuple[int, int, float, float, Variations]) -> tuple[int, Scene]:
+    seed, index, closeup, drawn_share, vary = args
     assert _BANK is not None
-    return index, make_scene(_BANK, seed, index, closeup_share=closeup, drawn=_DRAWN, drawn_share=drawn_share)
+    scene = make_scene(
+        _BANK, seed, index, closeup_share=closeup, drawn=_DRAWN, drawn_share=drawn_share, vary=vary
+    )
+    return index, scene
 
 
 def write_scene(out: Path, index: int, scene: Scene) -> None:
@@ -101,10 +110,12 @@ def generate(
     start: int = 0,
     closeup_share: float = CLOSEUP_SHARE,
     drawn_share: float = 0.0,
+    vary: Variations = ALL,
 ) -> None:
     """Generate scenes start..start+n-1 into `out` (creating the folders).
 
-    `drawn_share` of the scenes use a set of the drawn bank for `seed` (`DEFAULT_PER_CLASS` sets).
+    `drawn_share` of the scenes use a set of the drawn bank for `seed` (`DEFAULT_PER_CLASS` sets);
+    `vary` switches the domain randomisation (`vary.prints` chooses the drawn bank's version).
     """
     if not 0.0 <= drawn_share <= 1.0:
         raise ValueError("drawn_share must lie in [0, 1]")
@@ -115,16 +126,16 @@ def generate(
     drawn, drawn_args = None, None
     if drawn_share > 0:
         font = find_cjk_font()
-        drawn = drawn_face_bank(seed, DEFAULT_PER_CLASS, font)  # likewise cached for the workers
-        drawn_args = (seed, DEFAULT_PER_CLASS, str(font))
-    jobs = [(seed, i, closeup_share, drawn_share) for i in range(start, start + n)]
+        drawn = drawn_face_bank(seed, DEFAULT_PER_CLASS, font, prints=vary.prints)  # cached for the workers
+        drawn_args = (seed, DEFAULT_PER_CLASS, str(font), vary.prints)
+    jobs = [(seed, i, closeup_share, drawn_share, vary) for i in range(start, start + n)]
     if workers > 1:
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(source), drawn_args)) as ex:
             for index, scene in ex.map(_render, jobs, chunksize=8):
                 write_scene(out, index, scene)
     else:
-        for s, i, c, d in jobs:
-            write_scene(out, i, make_scene(bank, s, i, closeup_share=c, drawn=drawn, drawn_share=d))
+        for s, i, c, d, v in jobs:
+            write_scene(out, i, make_scene(bank, s, i, closeup_share=c, drawn=drawn, drawn_share=d, vary=v))
     train, val = split(n, seed, val_fraction)
     write_data_yaml(out, [start + i for i in train], [start + i for i in val])
 
@@ -155,9 +166,20 @@ def main(argv: list[str] | None = None) -> int:
         help="share of scenes whose faces all come from one procedurally drawn set instead of the "
         "real set (needs a CJK font: fonts-wqy-zenhei or $VISION_CJK_FONT); 0 = real faces only",
     )
+    p.add_argument(
+        "--vary",
+        default="all",
+        help="domain randomisation: all (default), none, or a comma-separated list of "
+        + ", ".join(Variations.names()),
+    )
+    p.add_argument("--no-vary", default="", help="comma-separated variations to leave out of --vary")
     args = p.parse_args(argv)
     if args.n < 1 or not 0 <= args.val_fraction < 1 or not 0 <= args.drawn_share <= 1:
         p.error("need --n >= 1, 0 <= --val-fraction < 1 and 0 <= --drawn-share <= 1")
+    try:
+        vary = Variations.parse(args.vary, args.no_vary)
+    except ValueError as e:
+        p.error(str(e))
     t0 = time.perf_counter()
     try:
         generate(
@@ -169,12 +191,16 @@ def main(argv: list[str] | None = None) -> int:
             max(1, args.workers),
             closeup_share=args.closeup_share,
             drawn_share=args.drawn_share,
+            vary=vary,
         )
     except FileNotFoundError as e:
         print(f"vision synth: {e}", file=sys.stderr)
         return 2
     dt = time.perf_counter() - t0
-    print(f"wrote {args.n} scenes to {args.out} in {dt:.1f} s ({args.n / dt:.1f} scenes/s)", file=sys.stderr)
+    print(
+        f"wrote {args.n} scenes to {args.out} in {dt:.1f} s ({args.n / dt:.1f} scenes/s; vary {vary.label()})",
+        file=sys.stderr,
+    )
     return 0
 
 

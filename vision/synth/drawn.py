@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,8 +27,11 @@ from PIL import Image, ImageDraw, ImageFont
 from vision.classes import FACE_NAMES
 from vision.synth.faces import FACE_H, FACE_W, FaceBank, cached_bank, default_cache_dir
 
-#: Bump when drawing changes, so cached banks are rebuilt.
-DRAWN_VERSION = 2
+#: Bump when drawing changes, so cached banks are rebuilt.  Version 3 added the prints of
+#: `Variations.prints` (drawn after every earlier field: with `prints=False` the bank is version 2's).
+DRAWN_VERSION = 3
+#: The version drawn with `prints=False`.
+PLAIN_VERSION = 2
 DEFAULT_PER_CLASS = 24
 #: Supersampling factor: faces are drawn at SUPER × the stored size.
 SUPER = 4
@@ -164,6 +167,13 @@ class _SetStyle:
     blur: float  # Gaussian sigma at the stored size
     noise: float
     red_fives: bool  # riichi sets print 5m 5p 5s in red (drawn last, so older fields keep their stream)
+    # version 3 (`prints`), drawn after all of the above; the defaults draw as version 2 did
+    man_scheme: str = "classic"  # red_numeral: numeral in red, 萬 in dark red or black
+    man_ink: BGR = (0, 0, 0)  # 萬 ink of red_numeral sets
+    bird: str = ""  # 1s as a one-ink silhouette: sparrow, crane, swallow, perched ("" = one_sou)
+    bird_ink: BGR = (0, 0, 0)
+    white_frame: str = ""  # 白 as corners, thick or rounded frame ("" = white)
+    white_ink: BGR = (0, 0, 0)
 
 
 def _ink(rng: np.random.Generator, kind: str) -> BGR:
@@ -178,8 +188,44 @@ def _ink(rng: np.random.Generator, kind: str) -> BGR:
     return tuple(int(rng.integers(a, b + 1)) for a, b in zip(lo, hi, strict=True))  # type: ignore[return-value]
 
 
-def _random_set(rng: np.random.Generator, font: str) -> _SetStyle:
-    """One set's style; every choice is drawn in the same order so the stream stays reproducible."""
+def _more_prints(rng: np.random.Generator, st: _SetStyle) -> _SetStyle:
+    """Version 3's variety on top of a version-2 style: a palette for numerals, winds and indices
+    (blue, green, black or red prints), bold or thin strokes, riichi-style 萬 with a red numeral,
+    1s birds of other shapes and colours, 白 framed in other ways and inks."""
+    palette = ("classic", "classic", "blue", "green", "black", "red")[int(rng.integers(6))]
+    changes: dict = {}
+    if palette != "classic":
+        ink = _ink(rng, palette)
+        changes.update(num_ink=ink, wind_ink=ink, index_ink=ink)
+        if palette == "blue":
+            changes["green"] = _mix(st.green, ink, 0.6)
+    stroke = ("as", "as", "bold", "thin")[int(rng.integers(4))]
+    if stroke == "bold":
+        changes.update(weight=max(st.weight, 2) + 2, line=st.line * 1.35)
+    elif stroke == "thin":
+        changes.update(weight=max(-3, min(st.weight, -1) - 1), line=st.line * 0.7)
+    if rng.random() < 0.35:
+        changes.update(
+            man_scheme="red_numeral",
+            man_ink=_mix(st.red, (0, 0, 0), 0.45) if rng.random() < 0.6 else _ink(rng, "black"),
+        )
+    bird = ("", "", "sparrow", "crane", "swallow", "perched")[int(rng.integers(6))]
+    bird_ink = _ink(rng, ("green", "blue", "red", "black")[int(rng.integers(4))])
+    white = ("", "", "corners", "thick", "rounded")[int(rng.integers(5))]
+    white_ink = _ink(rng, ("blue", "blue", "green", "black", "red")[int(rng.integers(5))])
+    return replace(st, **changes, bird=bird, bird_ink=bird_ink, white_frame=white, white_ink=white_ink)
+
+
+def _random_set(rng: np.random.Generator, font: str, prints: bool = True) -> _SetStyle:
+    """One set's style; every choice is drawn in the same order so the stream stays reproducible.
+
+    `prints` adds version 3's variety (`_more_prints`), drawn after every version-2 field."""
+    st = _version2_set(rng, font)
+    return _more_prints(rng, st) if prints else st
+
+
+def _version2_set(rng: np.random.Generator, font: str) -> _SetStyle:
+    """The style fields of drawn bank version 2, in their drawing order."""
     red = int(rng.integers(236, 256))  # white to ivory: R >= G >= B, nearly grey
     green = red - int(rng.integers(0, 13))
     bg = (green - int(rng.integers(0, 32)), green, red)
@@ -439,6 +485,100 @@ def _bird(
     cv2.line(canvas, P(0.3, 0.14), P(0.31, 0.03), st.blue, lw(0.02), aa)
 
 
+def _silhouette_bird(canvas: np.ndarray, st: _SetStyle, box: tuple[float, float, float, float]) -> None:
+    """1s as a one-ink bird silhouette (sparrow, crane, swallow, or a sparrow perched on a stick),
+    as plainer and modern sets print it; `bird_flip` mirrors it."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    aa = cv2.LINE_AA
+    col = st.bird_ink
+    f = -1.0 if st.bird_flip else 1.0
+
+    def P(u: float, v: float) -> tuple[int, int]:
+        return _pt(x0 + (1 - u if st.bird_flip else u) * w, y0 + v * h)
+
+    def poly(pts: list[tuple[float, float]], c: BGR = col) -> None:
+        cv2.fillPoly(canvas, [np.array([P(u, v) for u, v in pts], np.int32)], c, aa)
+
+    def lw(k: float) -> int:
+        return max(2, int(k * w * st.line))
+
+    if st.bird == "crane":  # long legs, long neck, a red crown
+        cv2.ellipse(canvas, P(0.55, 0.45), (int(0.26 * w), int(0.11 * h)), -20.0 * f, 0, 360, col, -1, aa)
+        poly([(0.72, 0.4), (0.98, 0.3), (0.8, 0.52)])  # tail
+        cv2.line(canvas, P(0.36, 0.42), P(0.3, 0.12), col, lw(0.07), aa)  # neck
+        cv2.circle(canvas, P(0.3, 0.11), int(0.07 * w), col, -1, aa)
+        poly([(0.26, 0.09), (0.02, 0.14), (0.26, 0.14)])  # beak
+        cv2.circle(canvas, P(0.31, 0.07), max(2, int(0.035 * w)), st.red, -1, aa)
+        cv2.line(canvas, P(0.52, 0.54), P(0.48, 0.97), col, lw(0.03), aa)
+        cv2.line(canvas, P(0.6, 0.54), P(0.68, 0.8), col, lw(0.03), aa)
+        cv2.line(canvas, P(0.68, 0.8), P(0.56, 0.78), col, lw(0.03), aa)
+        return
+    if st.bird == "swallow":  # in flight: swept wings and a forked tail
+        cv2.ellipse(canvas, P(0.5, 0.5), (int(0.22 * w), int(0.08 * h)), 15.0 * f, 0, 360, col, -1, aa)
+        cv2.circle(canvas, P(0.28, 0.45), int(0.09 * w), col, -1, aa)
+        poly([(0.45, 0.45), (0.72, 0.08), (0.62, 0.47)])
+        poly([(0.48, 0.55), (0.85, 0.88), (0.62, 0.53)])
+        poly([(0.68, 0.52), (0.98, 0.45), (0.8, 0.56), (0.98, 0.66)])
+        poly([(0.2, 0.43), (0.1, 0.47), (0.2, 0.48)])
+        cv2.circle(canvas, P(0.26, 0.43), max(2, int(0.025 * w)), st.bg, -1, aa)
+        return
+    # sparrow (perched: on a bamboo stick)
+    top = 0.05 if st.bird == "sparrow" else 0.0
+    if st.bird == "perched":
+        _stick(canvas, st, (x0 + 0.5 * w, y0 + 0.86 * h), 0.9 * w, 0.12 * w, 90.0, st.green)
+    cv2.ellipse(canvas, P(0.52, 0.5 + top), (int(0.3 * w), int(0.2 * h)), 0.0, 0, 360, col, -1, aa)
+    cv2.circle(canvas, P(0.3, 0.3 + top), int(0.16 * w), col, -1, aa)
+    poly([(0.74, 0.48 + top), (0.99, 0.3 + top), (0.99, 0.44 + top), (0.8, 0.6 + top)])  # tail
+    poly([(0.16, 0.26 + top), (0.03, 0.33 + top), (0.17, 0.35 + top)], _mix(col, (0, 140, 230), 0.5))  # beak
+    cv2.ellipse(
+        canvas,
+        P(0.56, 0.47 + top),
+        (int(0.2 * w), int(0.09 * h)),
+        20.0 * f,
+        0,
+        360,
+        _mix(col, st.bg, 0.35),
+        -1,
+        aa,
+    )
+    cv2.circle(canvas, P(0.27, 0.27 + top), max(2, int(0.035 * w)), st.bg, -1, aa)
+    if st.bird == "sparrow":
+        cv2.line(canvas, P(0.45, 0.68 + top), P(0.42, 0.9), col, lw(0.025), aa)
+        cv2.line(canvas, P(0.56, 0.68 + top), P(0.58, 0.9), col, lw(0.025), aa)
+
+
+def _white_frame(canvas: np.ndarray, st: _SetStyle, box: tuple[float, float, float, float]) -> None:
+    """白 framed in version 3's ways: four corner brackets, a thick frame or a rounded frame."""
+    x0, y0, x1, y1 = box
+    aw, ah = x1 - x0, y1 - y0
+    fx0, fy0, fx1, fy1 = x0 + 0.1 * aw, y0 + 0.08 * ah, x1 - 0.1 * aw, y1 - 0.08 * ah
+    col, aa = st.white_ink, cv2.LINE_AA
+    if st.white_frame == "corners":
+        t = max(3, int(0.08 * aw * st.line))
+        lx, ly = 0.3 * (fx1 - fx0), 0.22 * (fy1 - fy0)
+        for cx, sx in ((fx0, 1), (fx1, -1)):
+            for cy, sy in ((fy0, 1), (fy1, -1)):
+                cv2.line(canvas, _pt(cx, cy), _pt(cx + sx * lx, cy), col, t, aa)
+                cv2.line(canvas, _pt(cx, cy), _pt(cx, cy + sy * ly), col, t, aa)
+    elif st.white_frame == "thick":
+        cv2.rectangle(canvas, _pt(fx0, fy0), _pt(fx1, fy1), col, max(5, int(0.14 * aw * st.line)), aa)
+    else:  # rounded
+        r = 0.18 * aw
+        t = max(3, int(0.06 * aw * st.line))
+        cv2.line(canvas, _pt(fx0 + r, fy0), _pt(fx1 - r, fy0), col, t, aa)
+        cv2.line(canvas, _pt(fx0 + r, fy1), _pt(fx1 - r, fy1), col, t, aa)
+        cv2.line(canvas, _pt(fx0, fy0 + r), _pt(fx0, fy1 - r), col, t, aa)
+        cv2.line(canvas, _pt(fx1, fy0 + r), _pt(fx1, fy1 - r), col, t, aa)
+        for (cx, cy), a0 in (
+            ((fx0 + r, fy0 + r), 180),
+            ((fx1 - r, fy0 + r), 270),
+            ((fx1 - r, fy1 - r), 0),
+            ((fx0 + r, fy1 - r), 90),
+        ):
+            cv2.ellipse(canvas, _pt(cx, cy), (int(r), int(r)), 0, a0, a0 + 90, col, t, aa)
+
+
 def _peacock(
     canvas: np.ndarray, st: _SetStyle, box: tuple[float, float, float, float], rng: np.random.Generator
 ) -> None:
@@ -579,9 +719,10 @@ def _draw_face(cls: int, st: _SetStyle, rng: np.random.Generator) -> np.ndarray:
     if suit == 0:  # 萬: numeral over 萬
         split = y0 + st.man_split * ah
         num = st.five if rank == 5 else _NUMERALS[rank - 1]
-        num_ink = st.red if red_five else st.num_ink
+        num_ink = st.red if red_five or st.man_scheme == "red_numeral" else st.num_ink
+        man_ink = st.man_ink if st.man_scheme == "red_numeral" else st.red
         _text(canvas, st, num, (x0 + 0.1 * aw, y0, x1 - 0.1 * aw, split - 0.02 * ah), num_ink)
-        _text(canvas, st, st.man, (x0, split + 0.03 * ah, x1, y1), st.red)
+        _text(canvas, st, st.man, (x0, split + 0.03 * ah, x1, y1), man_ink)
     elif suit == 1:  # 筒
         if rank == 1:
             _big_dot(canvas, st, ((x0 + x1) / 2, (y0 + y1) / 2), 0.49 * aw, rng)
@@ -595,7 +736,9 @@ def _draw_face(cls: int, st: _SetStyle, rng: np.random.Generator) -> np.ndarray:
     elif suit == 2:  # 條
         box = (x0, y0, x1, y1)
         if rank == 1:
-            if st.one_sou == "bird":
+            if st.bird:
+                _silhouette_bird(canvas, st, box)
+            elif st.one_sou == "bird":
                 _bird(canvas, st, box, rng)
             elif st.one_sou == "peacock":
                 _peacock(canvas, st, box, rng)
@@ -628,6 +771,8 @@ def _draw_face(cls: int, st: _SetStyle, rng: np.random.Generator) -> np.ndarray:
             _text(canvas, st, "中", (x0 + 0.06 * aw, y0 + 0.1 * ah, x1 - 0.06 * aw, y1 - 0.1 * ah), st.red)
         elif rank == 6:
             _text(canvas, st, st.fa, (x0 + 0.02 * aw, y0 + 0.1 * ah, x1 - 0.02 * aw, y1 - 0.1 * ah), st.green)
+        elif st.white_frame:
+            _white_frame(canvas, st, (x0, y0, x1, y1))
         elif st.white != "blank":
             t = max(3, int(0.07 * aw * st.line))
             fx0, fy0 = x0 + 0.1 * aw, y0 + 0.08 * ah
@@ -662,11 +807,11 @@ def _finish(canvas: np.ndarray, st: _SetStyle, rng: np.random.Generator) -> np.n
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
 
-def _build(seed: int, per_class: int, font: str) -> list[np.ndarray]:
+def _build(seed: int, per_class: int, font: str, prints: bool = True) -> list[np.ndarray]:
     """All faces: column j of every class drawn in set j's style (generators keyed by (seed, j, cls))."""
     faces = [np.empty((per_class, FACE_H, FACE_W, 3), np.uint8) for _ in range(len(FACE_NAMES))]
     for j in range(per_class):
-        st = _random_set(np.random.default_rng([seed, j]), font)
+        st = _random_set(np.random.default_rng([seed, j]), font, prints)
         for c in range(len(FACE_NAMES)):
             faces[c][j] = _draw_face(c, st, np.random.default_rng([seed, j, c + 1]))
     return faces
@@ -678,11 +823,16 @@ def _font_tag(font: Path) -> str:
 
 
 def drawn_face_bank(
-    seed: int = 0, per_class: int = DEFAULT_PER_CLASS, font: Path | None = None, cache_dir: Path | None = None
+    seed: int = 0,
+    per_class: int = DEFAULT_PER_CLASS,
+    font: Path | None = None,
+    cache_dir: Path | None = None,
+    prints: bool = True,
 ) -> FaceBank:
     """The drawn bank for `seed`: `per_class` sets, face j of each class drawn in set j's style.
 
-    Cached as `drawn-<seed>-<per_class>-v<DRAWN_VERSION>-<font tag>.npz` in the face cache folder,
+    `prints=False` draws version 2's bank (without `Variations.prints`).
+    Cached as `drawn-<seed>-<per_class>-v<version>-<font tag>.npz` in the face cache folder,
     so `vision synth` workers load what the parent drew.  Raises FileNotFoundError when no CJK font
     is found (see `find_cjk_font`).
     """
@@ -692,8 +842,9 @@ def drawn_face_bank(
     if not font.is_file():
         raise FileNotFoundError(f"CJK font {font} not found")
     cache_dir = cache_dir or default_cache_dir()
-    path = cache_dir / f"drawn-{seed}-{per_class}-v{DRAWN_VERSION}-{_font_tag(font)}.npz"
-    return cached_bank(path, lambda: _build(seed, per_class, str(font)))
+    version = DRAWN_VERSION if prints else PLAIN_VERSION
+    path = cache_dir / f"drawn-{seed}-{per_class}-v{version}-{_font_tag(font)}.npz"
+    return cached_bank(path, lambda: _build(seed, per_class, str(font), prints))
 
 
 def contact_sheet(bank: FaceBank, per_class: int = 6) -> np.ndarray:

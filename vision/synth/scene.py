@@ -12,14 +12,15 @@ hand's own tiles, which are always kept fully inside the frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from vision.classes import BACK, CLASS_ID
-from vision.synth import content, table, tiles
+from vision.synth import content, photo, seat, table, tiles
 from vision.synth.faces import FaceBank
+from vision.synth.vary import ALL, Variations, stream
 
 #: Output sizes (w, h): longest side 640–960, landscape more often (photos of a row of tiles).
 SIZES: tuple[tuple[int, int], ...] = ((960, 720), (800, 600), (960, 540), (640, 640), (720, 960), (640, 480))
@@ -43,6 +44,7 @@ class Placed:
     role: str  # standing, winning, indicator, meld, wall
     group: int = -1  # meld index for role == meld
     order: float = 0.0  # reading-order key inside its group
+    paint: int | None = None  # painting order key when not the placing order (upright rows)
 
 
 @dataclass
@@ -62,21 +64,39 @@ class Scene:
 class _Builder:
     """Places tiles for one scene; all sizes derive from the face width `tw`."""
 
-    def __init__(self, bank: FaceBank, rng: np.random.Generator, tw: int, th: int, style: tiles.TileStyle):
-        self.bank, self.rng, self.tw, self.th, self.style = bank, rng, tw, th, style
+    def __init__(
+        self,
+        bank: FaceBank,
+        rng: np.random.Generator,
+        tw: int,
+        th: int,
+        style: tiles.TileStyle,
+        view: seat.SeatView | None = None,
+    ):
+        self.bank, self.rng, self.tw, self.th, self.style, self.view = bank, rng, tw, th, style, view
         self.placed: list[Placed] = []
         self.racks: list[tuple[int, int, int, int, tuple[int, int, int]]] = []  # x0, y0, x1, y1, colour
 
-    def sprite(self, code: str, edge: str = "bottom", sideways: bool = False) -> tiles.Sprite:
+    def sprite(
+        self, code: str, edge: str = "bottom", sideways: bool = False, upright: bool = False
+    ) -> tiles.Sprite:
+        """A tile's sprite; `upright` (seat views only) draws it standing, seen from the seat."""
+        upright = upright and self.view is not None
+        th = int(round(self.th * self.view.upright)) if upright and self.view else self.th
         if code == BACK:
-            surf = tiles.back_surface(self.tw, self.th, self.style, self.rng)
+            surf = tiles.back_surface(self.tw, th, self.style, self.rng)
         elif code == "P" and self.style.blank_white:
-            surf = tiles.blank_surface(self.tw, self.th, self.style, self.rng)
+            surf = tiles.blank_surface(self.tw, th, self.style, self.rng)
         else:
             surf = tiles.face_surface(
-                self.bank.pick(CLASS_ID[code], self.rng), self.tw, self.th, self.style, self.rng
+                self.bank.pick(CLASS_ID[code], self.rng), self.tw, th, self.style, self.rng
             )
-        return tiles.render_tile(surf, self.style, face_down=code == BACK, edge=edge, sideways=sideways)
+        if upright and self.view:
+            return seat.render_upright(surf, self.style, self.view)
+        squash = self.view.flat if self.view else 1.0
+        return tiles.render_tile(
+            surf, self.style, face_down=code == BACK, edge=edge, sideways=sideways, squash=squash
+        )
 
     def gap(self, lo: float, hi: float) -> int:
         return int(round(self.rng.uniform(lo, hi) * self.tw))
@@ -84,12 +104,22 @@ class _Builder:
     def jitter(self) -> int:
         return int(round(self.rng.normal(0, 0.02) * self.th))
 
-    def row(self, codes: list[str], x: int, bottom: int, role: str, edge: str) -> int:
-        """Tiles side by side with hairline gaps, bottoms on `bottom`; returns the right end."""
+    def row(self, codes: list[str], x: int, bottom: int, role: str, edge: str, upright: bool = False) -> int:
+        """Tiles side by side with hairline gaps, bottoms on `bottom`; returns the right end.
+
+        Upright tiles (seat views) are spaced by their faces, so each covers its neighbour's side;
+        the row is painted from its far end so that the near end's side stays visible."""
+        upright = upright and self.view is not None
+        start = len(self.placed)
         for i, code in enumerate(codes):
-            sp = self.sprite(code, edge=edge)
-            self.placed.append(Placed(code, sp, x, bottom - sp.h + self.jitter(), role, order=i))
-            x += sp.w + self.gap(0.0, 0.06)
+            sp = self.sprite(code, edge=edge, upright=upright)
+            side = sp.w - self.tw if upright else 0
+            left = x - side if upright and self.view and self.view.near_left else x
+            paint = start + len(codes) - 1 - i if upright and self.view and self.view.near_left else None
+            self.placed.append(
+                Placed(code, sp, left, bottom - sp.h + self.jitter(), role, order=i, paint=paint)
+            )
+            x += sp.w - side + self.gap(0.0, 0.06)
         return x
 
     def meld(self, spec: content.MeldSpec, gi: int, x: int, bottom: int) -> int:
@@ -172,6 +202,7 @@ def _paint(placed: list[Placed], racks: list, w: int, h: int, rng: np.random.Gen
     ids = np.zeros((h, w), np.int16)
     shadow = np.zeros((h, w), np.float32)
     sdx, sdy = int(rng.integers(-3, 4)), int(rng.integers(1, 5))
+    order = sorted(range(len(placed)), key=lambda k: k if placed[k].paint is None else placed[k].paint)
     for p in placed:
         x0, y0 = p.x + sdx, p.y + sdy
         _blit_mask(shadow, p.sprite.mask.astype(np.float32) / 255.0, x0, y0, np.maximum)
@@ -184,7 +215,8 @@ def _paint(placed: list[Placed], racks: list, w: int, h: int, rng: np.random.Gen
         ramp = np.linspace(1.15, 0.6, y1 - y0, dtype=np.float32)[:, None, None]
         colour[y0:y1, x0:x1] = np.clip(np.array(col, np.float32)[None, None] * ramp, 0, 255).astype(np.uint8)
         alpha[y0:y1, x0:x1] = 1.0
-    for k, p in enumerate(placed):
+    for k in order:
+        p = placed[k]
         sp = p.sprite
         x0, y0, x1, y1 = max(p.x, 0), max(p.y, 0), min(p.x + sp.w, w), min(p.y + sp.h, h)
         if x0 >= x1 or y0 >= y1:
@@ -271,7 +303,7 @@ def _layout(hand: content.HandSpec, b: _Builder, placement: str, w: int, h: int)
     if placement == "behind":
         span = _meld_span(hand, tw, th)
         _lay_melds(hand, b, int(rng.uniform(0.02 * w, max(0.02 * w + 1, 0.97 * w - span))), behind_bottom)
-    x = b.row(hand.standing, x_hand, hand_bottom, "standing", edge="top")
+    x = b.row(hand.standing, x_hand, hand_bottom, "standing", edge="top", upright=True)
     if rng.random() < 0.35:  # a rack (or the table's edge strip) under the standing tiles
         col = ((40, 40, 40), (30, 60, 110), (50, 110, 50), (200, 200, 200))[int(rng.integers(4))]
         pad = int(0.3 * tw)
@@ -328,12 +360,14 @@ def make_scene(
     closeup_share: float = CLOSEUP_SHARE,
     drawn: FaceBank | None = None,
     drawn_share: float = 0.0,
+    vary: Variations = ALL,
 ) -> Scene:
-    """Render scene `index` of run `seed`; the same (seed, index) always gives the same bytes.
+    """Render scene `index` of run `seed`; the same (seed, index, vary) always gives the same bytes.
 
     With `drawn_share` > 0, that share of scenes takes all its faces from one set (bank column) of
     the `drawn` bank instead of `bank`: one table, one set.  The choice comes from its own generator,
-    so scenes that keep `bank` are byte-identical to a run without drawn faces.
+    so scenes that keep `bank` are byte-identical to a run without drawn faces.  `vary` switches the
+    domain randomisation (vision.synth.vary); `vary=NONE` renders the scenes of earlier versions.
     """
     if drawn_share > 0:
         if drawn is None:
@@ -347,8 +381,16 @@ def make_scene(
     hand = content.random_hand(rng)
     placement, tw, th = _plan(hand, rng, w, h)
     style = tiles.random_style(rng)
+    if vary.bodies:
+        style = replace(style, ivory=tiles.body_colour(stream(seed, index, "bodies")))
+    if vary.backs:
+        style = replace(style, back=tiles.back_colour(stream(seed, index, "backs")))
+    view = None
+    if vary.seat:
+        srng = stream(seed, index, "seat")
+        view = seat.random_seat(srng) if srng.random() < seat.SEAT_SHARE else None
     for _ in range(6):  # shrink until every hand tile lies inside the canvas
-        b = _Builder(bank, rng, tw, th, style)
+        b = _Builder(bank, rng, tw, th, style, view)
         _layout(hand, b, placement, w, h)
         pts = [_corners(p) for p in b.placed if p.role != "wall"]
         if not pts:
@@ -362,12 +404,18 @@ def make_scene(
     # a warp that keeps every hand tile inside the frame (fall back to milder ones)
     hand_pts = np.concatenate([_corners(p) for p in placed if p.role != "wall"]).astype(np.float64)
     m = np.eye(3)
+    turn = np.eye(3)
+    if view is not None:  # the row turned away from the camera about the hand's line
+        row_y = [p.y + p.sprite.h / 2 for p in placed if p.role == "standing"]
+        turn = seat.turn(w, h, float(np.mean(row_y)), view)
     for strength in (1.0, 0.6, 0.3, 0.0):
-        cand = _homography(w, h, rng, strength) if strength > 0 else np.eye(3)
+        cand = (_homography(w, h, rng, strength) if strength > 0 else np.eye(3)) @ turn
         q = _warp_points(cand, hand_pts)
         if q[:, 0].min() >= 2 and q[:, 1].min() >= 2 and q[:, 0].max() <= w - 2 and q[:, 1].max() <= h - 2:
             m = cand
             break
+    if view is not None:
+        m = seat.close_in(_warp_points(m, hand_pts), w, h, view) @ m
     closeup = rng.random() < closeup_share
     if closeup:
         # zoom in on a random hand tile: bigger tiles like real close photos; part of the hand leaves
@@ -377,7 +425,9 @@ def make_scene(
         z = rng.uniform(1.3, 1.9)
         zoom = np.array([[z, 0, (1 - z) * c[0]], [0, z, (1 - z) * c[1]], [0, 0, 1]])
         m = zoom @ m
-    bg = table.table(h, w, rng)
+    bg = table.table(h, w, rng)  # drawn even when replaced: the main generator's stream stays put
+    if vary.felt:
+        bg = table.automatic_table(h, w, stream(seed, index, "felt"))
     bg = cv2.warpPerspective(bg, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     colour = cv2.warpPerspective(colour, m, (w, h), flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(alpha, m, (w, h), flags=cv2.INTER_LINEAR)
@@ -386,6 +436,7 @@ def make_scene(
     img = (bg.astype(np.float32) * (1 - a) + colour.astype(np.float32) * a).astype(np.uint8)
     img = table.light_gradient(img, rng)
     img = table.camera_effects(img, rng)
+    img = photo.apply(img, alpha, vary, seed, index)
     q = int(rng.integers(quality[0], quality[1] + 1))
     ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     if not ok:

@@ -33,8 +33,26 @@ def _low_noise(h: int, w: int, rng: np.random.Generator, cells: int) -> np.ndarr
     return cv2.resize(g, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def felt(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    base = np.array(FELT_COLOURS[int(rng.integers(len(FELT_COLOURS)))], np.float32)
+#: Felt of automatic tables (BGR), for `Variations.felt`.
+AUTO_FELT_COLOURS: tuple[tuple[int, int, int], ...] = (
+    (70, 140, 40),  # green
+    (40, 95, 25),  # dark green
+    (35, 70, 20),
+    (150, 95, 30),  # blue
+    (105, 55, 15),  # dark blue
+    (115, 112, 108),  # grey
+    (75, 75, 75),
+    (40, 35, 150),  # red
+    (35, 25, 100),  # wine
+    (28, 28, 28),  # black
+)
+
+
+def felt(
+    h: int, w: int, rng: np.random.Generator, colours: tuple[tuple[int, int, int], ...] = FELT_COLOURS
+) -> np.ndarray:
+    """Felt of one of `colours`: a smooth mottle and a fine grain."""
+    base = np.array(colours[int(rng.integers(len(colours)))], np.float32)
     base = base + rng.uniform(-20, 20, 3)
     sh, sw = max(8, h // 4), max(8, w // 4)
     n = _low_noise(sh, sw, rng, 6) * 0.08 + rng.normal(0, 0.04, (sh, sw)).astype(np.float32)
@@ -82,6 +100,16 @@ def table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     if r < 0.55:
         return felt(h, w, rng)
     if r < 0.8:
+        return wood(h, w, rng)
+    return cloth(h, w, rng)
+
+
+def automatic_table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """`Variations.felt`: mostly the felt of automatic tables, else wood or cloth."""
+    r = rng.random()
+    if r < 0.7:
+        return felt(h, w, rng, AUTO_FELT_COLOURS)
+    if r < 0.9:
         return wood(h, w, rng)
     return cloth(h, w, rng)
 

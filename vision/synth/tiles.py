@@ -24,6 +24,29 @@ BACK_COLOURS: tuple[tuple[int, int, int], ...] = (
 )
 
 
+#: Tile body colours (BGR) for `Variations.bodies`: bright white, white, ivory, cream, yellowish.
+BODY_COLOURS: tuple[tuple[int, int, int], ...] = (
+    (250, 251, 252),
+    (236, 242, 245),
+    (212, 236, 248),
+    (182, 224, 244),
+    (160, 212, 236),
+)
+#: Back colours (BGR) for `Variations.backs`: the sets sold for automatic tables come in many colours.
+MORE_BACK_COLOURS: tuple[tuple[int, int, int], ...] = (
+    (60, 140, 40),  # green
+    (40, 95, 25),  # dark green
+    (160, 95, 25),  # blue
+    (215, 160, 70),  # light blue
+    (40, 185, 230),  # yellow
+    (30, 120, 235),  # orange
+    (175, 130, 245),  # pink
+    (45, 45, 185),  # red
+    (130, 60, 110),  # purple
+    (35, 35, 40),  # black
+)
+
+
 @dataclass(frozen=True)
 class TileStyle:
     """Per-scene look of the set: ivory tint, back colour, thickness ratio, corner rounding."""
@@ -53,6 +76,18 @@ def random_style(rng: np.random.Generator) -> TileStyle:
         radius=float(rng.uniform(0.06, 0.14)),
         blank_white=bool(rng.random() < 0.35),
     )
+
+
+def body_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A tile body colour from `BODY_COLOURS` with a small random shift."""
+    base = np.array(BODY_COLOURS[int(rng.integers(len(BODY_COLOURS)))], np.int32)
+    return tuple(int(v) for v in np.clip(base + rng.integers(-6, 7, 3), 0, 255))  # type: ignore[return-value]
+
+
+def back_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A back colour from `MORE_BACK_COLOURS`, shifted a little (prints and plastics differ)."""
+    base = np.array(MORE_BACK_COLOURS[int(rng.integers(len(MORE_BACK_COLOURS)))], np.int32)
+    return tuple(int(v) for v in np.clip(base + rng.integers(-20, 21, 3), 0, 255))  # type: ignore[return-value]
 
 
 def _rounded_mask(w: int, h: int, r: int) -> np.ndarray:
@@ -129,14 +164,19 @@ def render_tile(
     face_down: bool,
     edge: str = "bottom",
     sideways: bool = False,
+    squash: float = 1.0,
 ) -> Sprite:
     """Compose a tile sprite from its top surface (face or back) and a two-layer side strip.
 
     `sideways` turns the surface by 90° (a claimed tile laid across) while the side strip stays
-    towards the camera, as it would on a real table.
+    towards the camera, as it would on a real table.  `squash` < 1 shortens the surface (after the
+    turn) as a low camera sees a tile lying flat.
     """
     if sideways:
         surface = cv2.rotate(surface, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    if squash != 1.0:
+        sw, sh = surface.shape[1], max(4, int(round(surface.shape[0] * squash)))
+        surface = cv2.resize(surface, (sw, sh), interpolation=cv2.INTER_AREA)
     h, w = surface.shape[:2]
     short = min(w, h)
     t = max(2, int(round(style.thick * short)))
