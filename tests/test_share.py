@@ -105,6 +105,15 @@ def test_picture_draws_tiles_fan_and_payments_in_chinese():
     assert share._font(20)[1] is True
 
 
+def test_the_same_picture_is_drawn_once():
+    hand, result = _scored("LY-2")
+    first = share.result_png(result, hand, names=NAMES)
+    hits = share._png.cache_info().hits
+    assert share.result_png(json.loads(json.dumps(result)), hand, names=dict(NAMES)) == first
+    assert share._png.cache_info().hits == hits + 1
+    assert share.result_png(result, hand, names={"E": "别人"}) != first  # another name, another picture
+
+
 def test_picture_falls_back_to_a_readable_font_without_cjk(monkeypatch, tmp_path):
     monkeypatch.setattr(share, "FONT_CANDIDATES", (str(tmp_path / "missing.ttc"),))
     monkeypatch.delenv(share.FONT_ENV, raising=False)
