@@ -10,21 +10,13 @@ back every evening.
 Why a PIN: anyone on the same Wi-Fi (a café, a hotel) could otherwise open the page and the evening's
 scorebook. `python -m page.serve` draws a fresh 6-digit PIN, prints it with the URL (and a QR code)
 in the terminal, and hands it to Streamlit in env `MAHJONG_PIN`. The page asks for it once per
-browser session before it shows anything:
+browser session before it shows anything; app.py calls, right after `st.set_page_config`:
 
-    from page import serve
-    if serve.check_token(st.query_params.get("t", "")):   # no PIN set, or a reload after the PIN
-        st.session_state.pin_ok = True
-    if not st.session_state.get("pin_ok"):
-        pin = st.text_input("请输入电脑上显示的 PIN", type="password", max_chars=12)
-        if pin and serve.check_pin(pin):
-            st.session_state.pin_ok = True
-            st.query_params["t"] = serve.access_token()  # a reload keeps the page open
-            st.rerun()
-        elif pin:
-            wait = serve.pin_locked_for()
-            st.error("PIN 不对" + (f"，请 {wait:.0f} 秒后再试" if wait else ""))
-        st.stop()
+    from page.serve import require_pin
+    require_pin()   # no-op without MAHJONG_PIN; else a PIN form, st.stop() until it is right
+
+(or builds its own form on `pin_required`, `check_pin`, `pin_locked_for`, `access_token` and
+`check_token`; after the right PIN, `?t=<access_token>` in the address lets a reload through).
 
 `check_pin` compares in constant time, accepts full-width digits and spaces (a Chinese keyboard),
 and after `MAX_FAILURES` wrong tries in a row refuses every try for `LOCKOUT_S` seconds (one lock for
@@ -152,6 +144,38 @@ def check_token(token: str, env: Mapping[str, str] = os.environ) -> bool:
     if not pin_required(env):
         return True
     return hmac.compare_digest(str(token).encode(), access_token(env).encode())
+
+
+def require_pin() -> None:
+    """The PIN gate for the top of app.py (after st.set_page_config): shows only a PIN form and stops
+    the script until this browser session gave the right PIN. Nothing to do without `MAHJONG_PIN`."""
+    import streamlit as st
+
+    ss = st.session_state
+    if ss.get("pin_ok"):
+        return
+    if check_token(st.query_params.get("t", "")):  # no PIN on this server, or a reload after the PIN
+        ss["pin_ok"] = True
+        return
+    st.markdown("### 麻将计分 · PIN")
+    with st.form("pin_form"):
+        pin = st.text_input(
+            "请输入电脑上显示的 PIN / the PIN shown on the computer",
+            type="password",
+            max_chars=12,
+            key="pin_entry",
+        )
+        sent = st.form_submit_button("进入 / Enter", type="primary")
+    if sent:
+        if check_pin(pin):
+            ss["pin_ok"] = True
+            st.query_params["t"] = access_token()  # a reload of this page does not ask again
+            st.rerun()
+        wait = pin_locked_for()
+        st.error(
+            "PIN 不对 / wrong PIN" + (f"：请 {wait:.0f} 秒后再试 / try again in {wait:.0f} s" if wait else "")
+        )
+    st.stop()
 
 
 # ---------------------------------------------------------------------- addresses

@@ -143,6 +143,72 @@ def test_access_token_lets_a_reload_skip_the_pin():
     assert serve.check_token("", {})  # no PIN: nothing to check
 
 
+def _gated_page() -> None:
+    """A page behind the gate, as app.py uses it."""
+    import streamlit as st
+
+    from page.serve import require_pin
+
+    st.set_page_config(page_title="t")
+    require_pin()
+    st.markdown("the scorebook: 东家 +250")
+
+
+def _gate_app(query: dict | None = None):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_gated_page, default_timeout=60)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def _shown(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_the_gate_shows_nothing_until_the_right_pin(monkeypatch):
+    monkeypatch.setenv(serve.PIN_ENV, "482913")
+    monkeypatch.setattr(serve, "_GATE", serve.PinGate())
+    at = _gate_app()
+    assert "东家" not in _shown(at) and "PIN" in _shown(at)
+    at.text_input(key="pin_entry").input("111111")
+    at.button[0].click().run()
+    assert "东家" not in _shown(at) and "PIN 不对" in at.error[0].value
+    at.text_input(key="pin_entry").input("４８２ ９１３")  # full-width digits from a Chinese keyboard
+    at.button[0].click().run()
+    assert "东家 +250" in _shown(at) and not at.error
+    assert at.query_params["t"] == serve.access_token({serve.PIN_ENV: "482913"})
+    at.run()  # later runs of the same session: no PIN form
+    assert "东家 +250" in _shown(at) and not at.text_input
+
+
+def test_a_reload_with_the_token_skips_the_gate_and_a_wrong_token_does_not(monkeypatch):
+    monkeypatch.setenv(serve.PIN_ENV, "482913")
+    token = serve.access_token()
+    assert "东家 +250" in _shown(_gate_app({"t": token}))
+    assert "东家" not in _shown(_gate_app({"t": token[:-1] + "x"}))
+
+
+def test_the_gate_says_wait_after_too_many_wrong_pins(monkeypatch):
+    monkeypatch.setenv(serve.PIN_ENV, "482913")
+    monkeypatch.setattr(serve, "_GATE", serve.PinGate(max_failures=2, lockout_s=60))
+    at = _gate_app()
+    for _ in range(2):
+        at.text_input(key="pin_entry").input("000000")
+        at.button[0].click().run()
+    assert "秒后再试" in at.error[0].value
+    at.text_input(key="pin_entry").input("482913")
+    at.button[0].click().run()
+    assert "东家" not in _shown(at)  # locked: even the right PIN waits
+
+
+def test_without_a_pin_the_page_shows_at_once(monkeypatch):
+    monkeypatch.delenv(serve.PIN_ENV, raising=False)
+    at = _gate_app()
+    assert "东家 +250" in _shown(at) and not at.text_input
+
+
 # ---------------------------------------------------------------------- certificate
 
 
