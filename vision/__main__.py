@@ -102,6 +102,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     return _guarded(lambda: run(args), "training", "interrupted; continue with --resume")
 
 
+def cmd_adapt(args: argparse.Namespace) -> int:
+    """Learn the player's set from saved photos into a new model folder (vision.adapt)."""
+    from vision.adapt import AdaptConfig, AdaptError, adapt
+
+    config = AdaptConfig(seed=args.seed, device=args.device)
+    if args.steps is not None:
+        config.steps = args.steps
+    try:
+        path = adapt(args.data, args.out, base=args.base, config=config, echo=lambda m: print(m, flush=True))
+    except AdaptError as exc:
+        _err(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        _err(f"adapt failed: {type(exc).__name__}: {exc}")
+        return 1
+    print(f"personal model: {path}  (use it: --model {path}  or  MAHJONG_MODEL={path})", flush=True)
+    return 0
+
+
 def cmd_synth(argv: list[str]) -> int:
     """Forward to the synthetic scene generator (vision.synth.cli.main), imported lazily."""
     try:
@@ -131,10 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--plain-view-only", action="store_true", help="no aspect views (measure what they add)")
     e.add_argument("--json", action="store_true")
 
+    a = sub.add_parser("adapt", help="learn a player's own tile set from a few saved photos")
+    a.add_argument("data", help="folder of saved photos (the page's layout: data.yaml, images/, labels/)")
+    a.add_argument("--out", required=True, help="new folder for the personal model (never models/)")
+    a.add_argument("--base", default=None, help="model.json to start from (default: the shipped model)")
+    a.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default: AdaptConfig)")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--device", default="cpu", help="cpu, cuda, cuda:0 ...")
+
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
-    t.add_argument("--stage", choices=["all", "detector", "classifier", "ship"], default="all")
+    t.add_argument(
+        "--stage",
+        choices=["all", "detector", "classifier", "ship", "replay"],
+        default="all",
+        help="replay: only (re)build the replay bank that `adapt` mixes in, from the training crops",
+    )
     t.add_argument("--arch", choices=["two-stage", "single"], default="two-stage")
     t.add_argument("--name", default="shipped", help="run folder under runs/train/")
     t.add_argument("--imgsz", type=int, default=384, help="detector input size")
@@ -185,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return labels_main(argv[1:])
     args = build_parser().parse_args(argv)
-    handlers = {"detect": cmd_detect, "evaluate": cmd_evaluate, "train": cmd_train}
+    handlers = {"detect": cmd_detect, "evaluate": cmd_evaluate, "train": cmd_train, "adapt": cmd_adapt}
     return handlers[args.command](args)
 
 

@@ -127,3 +127,19 @@ def write(path: str | Path, m: ModelManifest) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+def version_of(path: str | Path) -> str:
+    """`model.json@<12 hex>`: a hash of model.json and the weight files it names, so a retrained
+    or adapted model gets a new version even when its file names stay (it goes into the training
+    manifest of every saved photo, and into an adapted model's `adapted_from`)."""
+    import hashlib
+
+    p = Path(path)
+    digest = hashlib.sha256(p.read_bytes())
+    if p.suffix == ".json":
+        m = read(p)
+        for weights in (m.detector, m.classifier):
+            if weights and (p.parent / weights).is_file():
+                digest.update((p.parent / weights).read_bytes())
+    return f"{p.name}@{digest.hexdigest()[:12]}"

@@ -1,0 +1,231 @@
+"""Learn a player's own tile set from a few corrected photos: `python -m vision adapt DATA --out DIR`.
+
+Why: a player's set is always a print no training photo shows. The detector still finds its tiles
+(a tile is a tile), but the classifier reads an unfamiliar print's faces with doubt. Five photos the
+player corrected on the page hold ~70 tiles of that very print; fine-tuning the classifier on them,
+mixed with the replay bank shipped beside the model (vision.replay, so that the faces those photos
+do not show are not forgotten), takes well under a minute on a laptop CPU.
+
+DATA is a folder in the layout the page saves (vision.labelstore: data.yaml, images/{train,val},
+labels/{train,val}, manifest.jsonl; only complete examples are read) or any YOLO dataset with the
+fixed class order. DIR receives model.json + weights (a complete model: the base detector is copied
+beside the new classifier) that `--model` and `MAHJONG_MODEL` accept, and progress.json while it
+runs, which the page polls. Nothing under models/ is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from vision import data, manifest, replay
+from vision.classes import CLASS_NAMES
+from vision.crops import SRC_H, SRC_MARGIN, SRC_W, CropSet, augment
+from vision.tilenet import TileNet, classifier_outputs
+
+#: Photos the page asks for before it offers "学习我的牌" (fewer work, but learn less).
+MIN_PHOTOS = 5
+PROGRESS_FILE = "progress.json"
+
+
+class AdaptError(ValueError):
+    """Input that cannot be adapted to (one clear message for the CLI and the page)."""
+
+
+@dataclass
+class AdaptConfig:
+    """How the classifier is fine-tuned; the defaults are the measured ones (models/MODEL_CARD.md)."""
+
+    steps: int = 400
+    batch: int = 64
+    #: Share of each batch drawn from the player's crops (the rest from the replay bank).
+    player_share: float = 0.5
+    lr: float = 1e-3
+    seed: int = 0
+    device: str = "cpu"
+
+
+def read_progress(out_dir: str | Path) -> dict | None:
+    """The progress record of an adapt run (see CONTRACTS: stage, fraction, message_zh/en, done,
+    error), or None when there is none yet or it cannot be read."""
+    try:
+        return json.loads((Path(out_dir) / PROGRESS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Progress:
+    """Writes progress.json atomically (the page polls it from another process)."""
+
+    def __init__(self, out_dir: Path, echo: Callable[[str], None] | None = None) -> None:
+        self.path = out_dir / PROGRESS_FILE
+        self.echo = echo
+
+    def __call__(
+        self, stage: str, fraction: float, zh: str, en: str, done: bool = False, error: str | None = None
+    ) -> None:
+        record = {
+            "stage": stage,
+            "fraction": round(max(0.0, min(1.0, fraction)), 3),
+            "message_zh": zh,
+            "message_en": en,
+            "done": done,
+            "error": error,
+            "time": time.time(),
+        }
+        _atomic_write(self.path, json.dumps(record, ensure_ascii=False) + "\n")
+        if self.echo:
+            self.echo(f"{stage} {record['fraction']:.0%}: {en}")
+
+
+def _check_out_dir(out_dir: Path) -> None:
+    """Refuse folders that would overwrite shipped or earlier models."""
+    models = (Path(__file__).resolve().parent.parent / "models").resolve()
+    target = out_dir.resolve()
+    if target == models or models in target.parents:
+        raise AdaptError(
+            f"--out {out_dir} is inside models/: a personal model never replaces the shipped one"
+        )
+    if (out_dir / "model.json").exists():
+        raise AdaptError(f"{out_dir} already holds a model; choose a new folder")
+
+
+def player_photos(data_dir: Path) -> list[Path]:
+    """The labelled photos of DATA (both splits; for saved labels, the newest complete version)."""
+    yaml_path = data_dir / "data.yaml" if data_dir.is_dir() else data_dir
+    if not yaml_path.is_file():
+        raise AdaptError(f"{data_dir}: no data.yaml (expected the folder the page saves photos to)")
+    import yaml
+
+    try:
+        names = (yaml.safe_load(yaml_path.read_text(encoding="utf-8")) or {}).get("names")
+    except yaml.YAMLError as exc:
+        raise AdaptError(f"{yaml_path}: unreadable data.yaml ({exc})") from exc
+    listed = list(names.values()) if isinstance(names, dict) else list(names or [])
+    if listed and listed != list(CLASS_NAMES):
+        raise AdaptError(f"{yaml_path}: classes {listed[:4]}... are not this project's 35 classes in order")
+    photos = data.split_images(yaml_path, "train") + data.split_images(yaml_path, "val")
+    return [p for p in dict.fromkeys(photos) if data.read_labels(data.label_path_for(p))]
+
+
+def fine_tune(
+    net: TileNet, mine: CropSet, bank: CropSet | None, config: AdaptConfig, tick: Callable[[float], None]
+) -> TileNet:
+    """Fine-tune `net` in place on the player's crops mixed with the replay bank (AdamW, cosine LR)."""
+    torch.manual_seed(config.seed)
+    gen = torch.Generator().manual_seed(config.seed)
+    net.to(config.device).train()
+    opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=5e-4)
+    x_mine = torch.from_numpy(mine.x).permute(0, 3, 1, 2).contiguous()
+    y_mine = torch.from_numpy(mine.y)
+    n_mine = config.batch if bank is None else max(1, round(config.batch * config.player_share))
+    if bank is not None:
+        x_bank = torch.from_numpy(bank.x).permute(0, 3, 1, 2).contiguous()
+        y_bank = torch.from_numpy(bank.y)
+    for step in range(config.steps):
+        for group in opt.param_groups:
+            group["lr"] = config.lr * 0.5 * (1 + math.cos(math.pi * step / config.steps))
+        idx = torch.randint(len(y_mine), (n_mine,), generator=gen)
+        xb, yb = x_mine[idx], y_mine[idx]
+        if bank is not None:
+            jdx = torch.randint(len(y_bank), (config.batch - n_mine,), generator=gen)
+            xb, yb = torch.cat([xb, x_bank[jdx]]), torch.cat([yb, y_bank[jdx]])
+        xb = augment(xb.float().div_(255), gen).to(config.device)
+        loss = F.cross_entropy(net(xb), yb.to(config.device), label_smoothing=0.05)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step % 20 == 0 or step == config.steps - 1:
+            tick((step + 1) / config.steps)
+    return net.cpu().eval()
+
+
+def adapt(
+    data_dir: str | Path,
+    out_dir: str | Path,
+    base: str | Path | None = None,
+    config: AdaptConfig | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> Path:
+    """Learn the player's set from DATA into a new model in DIR; returns DIR/model.json.
+
+    Every failure is reported in progress.json (`error`) before it is raised, so the page that
+    started this in the background can say what went wrong.
+    """
+    config = config or AdaptConfig()
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    _check_out_dir(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(out_dir, echo)
+    try:
+        return _adapt(data_dir, out_dir, base, config, progress)
+    except Exception as exc:
+        progress("error", 1.0, f"学习失败：{exc}", f"learning failed: {exc}", done=True, error=str(exc))
+        raise
+
+
+def _adapt(
+    data_dir: Path, out_dir: Path, base: str | Path | None, config: AdaptConfig, progress: Progress
+) -> Path:
+    from vision.detect import DEFAULT_MODEL
+
+    progress("read", 0.0, "正在读取保存的照片…", "reading the saved photos...")
+    base_path = Path(base) if base else DEFAULT_MODEL
+    if base_path.suffix != ".json":
+        raise AdaptError(f"--base {base_path}: need a two-stage model.json (detector + classifier)")
+    m = manifest.read(base_path)
+    if not m.classifier:
+        raise AdaptError(f"--base {base_path} has no classifier to adapt")
+    photos = player_photos(data_dir)
+    if not photos:
+        raise AdaptError(f"{data_dir}: no saved photo with tiles to learn from")
+    x, y, _ = data.extract_crops(photos, SRC_MARGIN, (SRC_W, SRC_H))
+    if len(y) == 0:
+        raise AdaptError(f"{data_dir}: the saved photos could not be read")
+    mine = CropSet(x, y)
+    found = replay.read_bank(base_path.parent)
+    bank = CropSet(*found) if found else None
+    progress(
+        "train", 0.05, f"正在学习你的牌（{len(photos)} 张照片，{len(y)} 张牌）…", f"learning {len(y)} tiles"
+    )
+    state = torch.load(base_path.parent / m.classifier, map_location="cpu", weights_only=True)
+    net = TileNet(num_classes=classifier_outputs(state), width=m.classifier_width)
+    net.load_state_dict({k: v.float() for k, v in state.items()})
+    tick = lambda f: progress("train", 0.05 + 0.9 * f, "正在学习你的牌…", "learning your tiles...")  # noqa: E731
+    fine_tune(net, mine, bank, config, tick)
+    progress("write", 0.96, "正在保存你的模型…", "writing the model...")
+    torch.save({k: v.half() for k, v in net.state_dict().items()}, out_dir / "tile_classifier.pt")
+    shutil.copyfile(base_path.parent / m.detector, out_dir / "tile_detector.pt")
+    if found:
+        for name in (replay.BANK_IMAGE, replay.BANK_LABELS):  # so a personal model can learn again
+            shutil.copyfile(base_path.parent / name, out_dir / name)
+    m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
+    m.extra = {
+        **{k: v for k, v in m.extra.items() if k not in ("sources",)},
+        "adapted_from": manifest.version_of(base_path),
+        "adapt": {"photos": len(photos), "tiles": int(len(y)), "steps": config.steps, "seed": config.seed},
+    }
+    path = manifest.write(out_dir / "model.json", m)
+    progress("done", 1.0, "学好了：现在用你的牌识别", "done: reading with your set now", done=True)
+    return path
