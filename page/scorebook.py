@@ -27,7 +27,7 @@ Intended use in app.py (the page engineer wires it):
     ev = book.ensure_evening(preset="liaoyang")  # the latest evening, or a new one (atomic)
     book.start_evening({"E": "老王", "S": "小李"}, preset="liaoyang")  # 新的一晚: totals from 0
     st_ = book.standing(ev.id)              # .dealer prefills the situation; .totals / .names shown
-    rec = book.record_hand(hand, result.to_dict(), photo_hash=photo["key"], evening_id=ev.id)
+    rec = book.record_hand(hand, result.to_dict(), photo_hash=photo.key, evening_id=ev.id)
     if rec.duplicate: ...                   # the same photo + hand was already recorded (double tap)
     book.record_draw(ev.id)                 # 黄庄: nobody won, the dealer stays
     book.undo_last(ev.id)                   # returns the removed hand (or None)
@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rules.hand import SEATS
 from rules.names import PRESET_SHORT, WIN_BY_ZH, seat_name
 
-SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 ENV_FILE = "MAHJONG_SCOREBOOK"
 ENV_DATA_DIR = "MAHJONG_DATA_DIR"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "datasets"

@@ -31,10 +31,10 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from rules.hand import SEATS
 from rules.names import KIND_ZH, SEAT_ZH, WIN_BY_ZH, tile_name
 from rules.presets import PRESETS
 
-SEATS = ("E", "S", "W", "N")
 FONT_ENV = "MAHJONG_SHARE_FONT"
 #: CJK fonts tried in order (Debian paths of fonts-wqy-zenhei, fonts-wqy-microhei, fonts-noto-cjk).
 FONT_CANDIDATES: tuple[str, ...] = (
