@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vision import _env  # noqa: F401  (offline ultralytics settings before anything imports it)
+from vision.train_config import add_arguments as add_train_arguments
+from vision.train_config import from_namespace
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
 
@@ -99,7 +101,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train (and optionally ship) the model; see vision.train and models/MODEL_CARD.md."""
     from vision.train import run
 
-    return _guarded(lambda: run(args), "training", "interrupted; continue with --resume")
+    config = from_namespace(args)
+    return _guarded(lambda: run(config), "training", "interrupted; continue with --resume")
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
@@ -164,49 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
-    t.add_argument(
-        "--stage",
-        choices=["all", "detector", "classifier", "ship", "replay"],
-        default="all",
-        help="replay: only (re)build the replay bank that `adapt` mixes in, from the training crops",
-    )
-    t.add_argument("--arch", choices=["two-stage", "single"], default="two-stage")
-    t.add_argument("--name", default="shipped", help="run folder under runs/train/")
-    t.add_argument("--imgsz", type=int, default=384, help="detector input size")
-    t.add_argument("--det-epochs", type=int, default=30)
-    t.add_argument("--det-hours", type=float, default=None, help="wall-time cap for the detector")
-    t.add_argument("--det-init", default=None, help="start the detector from these weights")
-    t.add_argument(
-        "--close-up-repeat", type=int, default=1, help="link close-up train photos this many times (detector)"
-    )
-    t.add_argument(
-        "--other-detector",
-        default=str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
-        help="detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",
-    )
-    t.add_argument(
-        "--detector-drawn", action="store_true", help="the detector trains on the drawn-face scenes too"
-    )
-    t.add_argument("--close-mosaic", type=int, default=10, help="final detector epochs without mosaic")
-    t.add_argument("--cls-epochs", type=int, default=14)
-    t.add_argument("--cls-minutes", type=float, default=None, help="wall-time cap for the classifier")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--no-synth", action="store_true", help="real (+ saved labels) data only")
-    t.add_argument(
-        "--hold-out",
-        default=None,
-        metavar="FILE:GROUP",
-        help="leave one group of the real set out (groups: datasets/groups/*.json, vision.groups)",
-    )
-    t.add_argument("--synth-n", type=int, default=400, help="scenes to generate if none exist yet")
-    t.add_argument(
-        "--drawn-synth-n", type=int, default=400, help="drawn-face scenes for the classifier (0 = none)"
-    )
-    t.add_argument("--conf", type=float, default=None, help="operating point to ship (default: chosen)")
-    t.add_argument("--ship", action="store_true", help="copy the result into models/ (or --models-dir)")
-    t.add_argument("--detector", default=None, help="ship these detector weights instead of the run's")
-    t.add_argument("--models-dir", default=None, help="ship into this folder instead of models/ (staging)")
-    t.add_argument("--resume", action="store_true", help="continue an interrupted run")
+    add_train_arguments(t)
     return parser
 
 

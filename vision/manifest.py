@@ -118,6 +118,7 @@ def write(path: str | Path, m: ModelManifest) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".model-", suffix=".json.tmp", dir=p.parent)
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; a model file is meant to be read by anyone
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(m.to_dict(), f, indent=2, ensure_ascii=False)

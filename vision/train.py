@@ -40,6 +40,7 @@ from vision.crops import (  # noqa: F401  (SRC_*, load_crops: re-exported for ol
 )
 from vision.detect import MODELS_DIR
 from vision.tilenet import TileNet, classifier_outputs
+from vision.train_config import TrainConfig, torch_device
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
 
@@ -58,19 +59,22 @@ def train_detector(
     workers: int = 0,
     project: Path = RUNS_DIR,
     close_mosaic: int = 10,
+    device: str = "cpu",
 ) -> Path:
     """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
 
     `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `weights`
     starts from earlier weights (e.g. the architecture-comparison run) instead of random init.
-    plots=False keeps ultralytics from fetching a font; amp is off on CPU anyway.
+    plots=False keeps ultralytics from fetching a font. `device` is ultralytics' own: "cpu", "0",
+    or "0,1,2,3" for several GPUs (ultralytics then trains with DDP, one process per GPU). AMP stays
+    off: ultralytics' AMP self-check downloads a model, which this project never does.
     """
     from ultralytics import YOLO
 
     run_dir = Path(project) / name
     last = run_dir / "weights" / "last.pt"
     if resume and last.is_file():
-        YOLO(str(last)).train(resume=True, workers=workers, plots=False)
+        YOLO(str(last)).train(resume=True, workers=workers, plots=False, device=device)
     else:
         # Continuing from our own one-class weights: start from that checkpoint itself, so every
         # layer carries over (YOLO(cfg).load() would re-initialise the 80-class yaml's class head).
@@ -82,7 +86,7 @@ def train_detector(
             epochs=epochs,
             batch=batch,
             workers=workers,
-            device="cpu",
+            device=device,
             seed=seed,
             deterministic=True,
             plots=False,
@@ -116,6 +120,7 @@ def train_classifier(
     minutes: float | None = None,
     log=print,
     num_classes: int = NUM_CLASSES,
+    device: str = "cpu",
 ) -> Path:
     """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
 
@@ -126,7 +131,7 @@ def train_classifier(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    net = TileNet(num_classes=num_classes)
+    net = TileNet(num_classes=num_classes).to(device)
     steps_per_epoch = math.ceil(len(train.y) / batch_size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
@@ -135,6 +140,7 @@ def train_classifier(
     if resume and ckpt.is_file():
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
         net.load_state_dict(state["net"])
+        net.to(device)
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
         gen.set_state(state["gen"])
@@ -148,8 +154,8 @@ def train_classifier(
         total, seen = 0.0, 0
         for i in range(steps_per_epoch):
             idx = perm[i * batch_size : (i + 1) * batch_size]
-            xb = augment(x_all[idx].float().div_(255), gen)
-            loss = F.cross_entropy(net(xb), y_all[idx], label_smoothing=0.05)
+            xb = augment(x_all[idx].float().div_(255), gen).to(device)
+            loss = F.cross_entropy(net(xb), y_all[idx].to(device), label_smoothing=0.05)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -158,7 +164,8 @@ def train_classifier(
             seen += len(idx)
             if minutes and time.monotonic() - t0 > minutes * 60:
                 break
-        acc = evaluate_classifier(net, val) if val is not None else float("nan")
+        acc = evaluate_classifier(net.cpu(), val) if val is not None else float("nan")
+        net.to(device)
         log(
             f"classifier epoch {epoch + 1}/{epochs} loss {total / max(seen, 1):.4f} val_acc {acc:.4f} "
             f"elapsed {time.monotonic() - t0:.0f}s"
@@ -176,7 +183,7 @@ def train_classifier(
         if minutes and time.monotonic() - t0 > minutes * 60:
             break
     weights = out_dir / "tile_classifier.pt"
-    torch.save({k: v.half() for k, v in net.state_dict().items()}, weights)
+    torch.save({k: v.detach().cpu().half() for k, v in net.state_dict().items()}, weights)
     return weights
 
 
@@ -314,8 +321,8 @@ def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path)
     return kept, without
 
 
-def run(args) -> int:
-    """The `python -m vision train` pipeline (arguments: see vision.__main__.build_parser)."""
+def run(args: TrainConfig) -> int:
+    """The `python -m vision train` pipeline (options and defaults: vision.train_config.TrainConfig)."""
     run_dir = RUNS_DIR / args.name
     run_dir.mkdir(parents=True, exist_ok=True)
     synth = None if args.no_synth else ensure_synth(args.synth_n, args.seed)
@@ -348,6 +355,8 @@ def run(args) -> int:
             weights=args.det_init,
             project=run_dir,
             close_mosaic=args.close_mosaic,
+            batch=args.det_batch,
+            device=args.device,
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = run_dir / "classifier" / "tile_classifier.pt"
@@ -367,6 +376,7 @@ def run(args) -> int:
             resume=args.resume,
             minutes=args.cls_minutes,
             num_classes=num_classes,
+            device=torch_device(args.device),
         )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":

@@ -1,0 +1,98 @@
+"""What `python -m vision adapt` buys on a group of photos: adapt on N of them, measure on the rest.
+
+    python benchmarks/adapt_trial.py --group datasets/groups/chinese-mahjong-v4.json:g0 \
+        --model runs/lopo-g0/model/model.json --photos 5 --out runs/adapt-trial-g0
+
+The N photos are drawn at random (seeded) from the group's val photos and saved exactly as the page
+saves them (vision.labelstore); the rest of the group's val photos are the test. Both the base model
+and the adapted one are measured on that same rest, so the difference is what adapting did. Use a
+base model trained WITHOUT the group (`train --hold-out`) for the honest "new print" number.
+Prints one JSON object (also written to OUT/result.json): adapt wall time, and per model tiles
+returned, faces right of those, photos fully right, mAP50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from vision import data, groups, labelstore  # noqa: E402
+from vision.adapt import AdaptConfig, adapt  # noqa: E402
+from vision.classes import CLASS_NAMES  # noqa: E402
+from vision.detect import load_model  # noqa: E402
+from vision.evaluate import evaluate  # noqa: E402
+from vision.imageio import load_image  # noqa: E402
+
+
+def save_as_page(images: list[Path], root: Path) -> None:
+    """Save photos with their ground-truth boxes through the page's writer."""
+    for path in images:
+        rgb = load_image(path)
+        h, w = rgb.shape[:2]
+        boxes = [
+            labelstore.LabelBox(CLASS_NAMES[b.cls], b.xyxy(w, h))
+            for b in data.read_labels(data.label_path_for(path))
+        ]
+        labelstore.save_example(rgb, boxes, root, source_name=path.stem[:30])
+
+
+def measure(model_path: Path, test_yaml: Path) -> dict:
+    rep = evaluate(test_yaml, load_model(model_path))
+    return {
+        "tiles_returned": rep.tiles_returned,
+        "faces_right": rep.faces_right,
+        "all_right": rep.all_right,
+        "map50": rep.map50,
+        "unsure_share": rep.unsure_share,
+        "images": rep.n_images,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--group", required=True, help="FILE:GROUP (vision.groups)")
+    ap.add_argument("--model", required=True, help="base model.json")
+    ap.add_argument("--photos", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    out = Path(args.out)
+    grouping, name = groups.parse_spec(args.group)
+    members = [p for p in data.split_images(data.REAL_DATASET, "val") if grouping.group_of(p) == name]
+    rng = np.random.default_rng(args.seed)
+    chosen = set(rng.choice(len(members), args.photos, replace=False).tolist())
+    learn = [p for i, p in enumerate(members) if i in chosen]
+    test = [p for i, p in enumerate(members) if i not in chosen]
+    save_as_page(learn, out / "labelled")
+    test_yaml = data.write_dataset(out / "test", {"val": [("t", p) for p in test]})
+    config = AdaptConfig(seed=args.seed)
+    if args.steps:
+        config.steps = args.steps
+    t0 = time.perf_counter()
+    adapted = adapt(out / "labelled", out / "model", base=args.model, config=config)
+    seconds = time.perf_counter() - t0
+    result = {
+        "group": name,
+        "learn_photos": [p.name for p in learn],
+        "test_photos": len(test),
+        "adapt_seconds": round(seconds, 1),
+        "base": measure(Path(args.model), test_yaml),
+        "adapted": measure(adapted, test_yaml),
+    }
+    (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
