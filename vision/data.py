@@ -206,8 +206,8 @@ CLOSE_UP_SIDE = 0.19
 def is_close_up(image: Path, min_side: float = CLOSE_UP_SIDE) -> bool:
     """Whether the photo's tiles are large (median sqrt(w*h) of its boxes, normalised).
 
-    Why: close-ups are ~14 % of the real train photos, and a detector trained on the set as is
-    found only 66 % of their tiles (measured on those train photos), against ~93 % overall.
+    Why: close-ups are a small share of the real train photos, and a detector trained on the set as
+    is found far fewer of their tiles than of the others (measured in models/MODEL_CARD.md).
     """
     boxes = read_labels(label_path_for(image))
     if not boxes:

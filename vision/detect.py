@@ -158,8 +158,8 @@ ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
 
 #: An aspect view replaces the photo as it is only if it reads at least this many times the
 #: confident-tile mass AND at least ASPECT_GAIN more (sum of tile confidences at the operating point).
-#: Both bars keep ordinary photos on the plain view: on 400 ordinary train photos the rule switched
-#: 2 and changed no photo's reading from right to wrong.
+#: Both bars keep ordinary photos on the plain view (what the rule does on ordinary photos is
+#: measured in models/MODEL_CARD.md).
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
 
 
@@ -286,8 +286,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
     The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
     WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
-    and dropped every tile whose face was unsure; on a print the model never saw that was ~45 % of
-    the tiles (issue 9).
+    and dropped every tile whose face was unsure, which on a print the model never saw was a large
+    share of the tiles (issue 9; measured in models/MODEL_CARD.md).
     """
     if reading.probs is None:
         return reading.det_conf, np.zeros((len(reading.det_conf), 0))

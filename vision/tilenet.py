@@ -99,8 +99,7 @@ def classify_crops(classifier: TileNet, crops: np.ndarray) -> np.ndarray:
     """Class probabilities per crop, averaged over the crop, its 180-degree turn and both mirrors.
 
     The classifier is trained on all four (tiles lie either way round; some train photos are
-    mirrored), so averaging them is a free ensemble: on real val it read 2.8 % more photos fully
-    right (round-4 classifier, plain view: 0.677 -> 0.706).
+    mirrored), so averaging them is a free ensemble (its gain is measured in models/MODEL_CARD.md).
     """
     x = crops_to_tensor(crops)
     views = (x, torch.flip(x, [2, 3]), torch.flip(x, [3]), torch.flip(x, [2]))
