@@ -121,6 +121,7 @@ def train_classifier(
     log=print,
     num_classes: int = NUM_CLASSES,
     device: str = "cpu",
+    init: Path | None = None,
 ) -> Path:
     """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
 
@@ -131,7 +132,12 @@ def train_classifier(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    net = TileNet(num_classes=num_classes).to(device)
+    net = TileNet(num_classes=num_classes)
+    if init is not None:  # continue from earlier weights (same outputs), e.g. to add new drawn prints
+        net.load_state_dict(
+            {k: v.float() for k, v in torch.load(init, map_location="cpu", weights_only=True).items()}
+        )
+    net.to(device)
     steps_per_epoch = math.ceil(len(train.y) / batch_size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
@@ -377,6 +383,8 @@ def run(args: TrainConfig) -> int:
             minutes=args.cls_minutes,
             num_classes=num_classes,
             device=torch_device(args.device),
+            init=Path(args.cls_init) if args.cls_init else None,
+            lr=args.cls_lr,
         )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":

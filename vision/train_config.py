@@ -49,6 +49,8 @@ class TrainConfig:
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
     cls_epochs: int = _opt(14, "classifier epochs")
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
+    cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")
+    cls_lr: float = _opt(3e-3, "classifier peak learning rate (one-cycle)")
     seed: int = _opt(0, "random seed")
     no_synth: bool = _opt(False, "real (+ saved labels) data only")
     hold_out: str | None = _opt(
