@@ -866,11 +866,17 @@ def scorebook_panel() -> None:
         for s in SEATS:
             st.markdown(plain(f"{ev.label(s)}  {standing.totals.get(s, 0):+d}"))
         hist = book.history(ev.id)
-        if hist:
-            with st.container(horizontal=True):
-                if st.button(tr("撤销上一局", "Undo the last hand"), key="undo"):
-                    book.undo_last(ev.id)
-                    st.rerun()
+        with st.container(horizontal=True, key="book_actions"):
+            st.button(
+                tr("黄庄（没人胡）", "Drawn hand (nobody won)"),
+                key="draw",
+                on_click=_book_draw,
+                args=(ev.id,),
+            )
+            if hist:
+                st.button(
+                    tr("撤销上一局", "Undo the last hand"), key="undo", on_click=_book_undo, args=(ev.id,)
+                )
                 st.download_button(
                     tr("导出 CSV", "Export CSV"),
                     book.export_csv(ev.id),
@@ -878,13 +884,34 @@ def scorebook_panel() -> None:
                     "text/csv",
                     key="csv",
                 )
-                if st.button(tr("新的一晚", "New evening"), key="new_evening"):
-                    book.start_evening(ev.names, preset=ev.preset)
-                    st.rerun()
+                st.button(
+                    tr("新的一晚", "New evening"), key="new_evening", on_click=_book_new_evening, args=(ev,)
+                )
+        if hist:
             for h in reversed(hist[-10:]):
                 who = tr("黄庄", "draw") if h.is_draw else seat_name(h.winner)
                 pays = " ".join(f"{seat_name(s)}{v:+d}" for s, v in h.payments.items())
                 st.caption(plain(f"{tr(f'第 {h.number} 局', f'Hand {h.number}')} · {who} · {pays}"))
+
+
+def _book_draw(evening_id: int) -> None:
+    """黄庄: recorded (the dealer stays, 长毛 grows); the next photo starts the next hand."""
+    book = scorebook()
+    if book is not None:
+        book.record_draw(evening_id, dealer=st.session_state.get(form.PREFIX + "dealer"))
+        start_new_hand(announce=True)
+
+
+def _book_undo(evening_id: int) -> None:
+    book = scorebook()
+    if book is not None:
+        book.undo_last(evening_id)
+
+
+def _book_new_evening(ev) -> None:
+    book = scorebook()
+    if book is not None:
+        book.start_evening(ev.names, preset=ev.preset)
 
 
 # ------------------------------------------------------------------------------------------ training
@@ -955,11 +982,13 @@ def save_for_training(photo: Photo) -> None:
             ),
         )
     elif saved.on_disk:
+        version = int(getattr(saved.result, "version", 1) or 1)
+        nth = Words(f"第 {version} 版，", f"version {version}, ") if version > 1 else Words("", "")
         say(
             "success",
             Words(
-                f"已保存（{saved.result.split}）：{name}，{saved.result.boxes} 个框，和现在的牌一致。",
-                f"Saved to {saved.result.split}: {name} with {saved.result.boxes} boxes, as shown now.",
+                f"已保存（{saved.result.split}）：{name}，{nth.zh}{saved.result.boxes} 个框，和现在的牌一致。",
+                f"Saved to {saved.result.split}: {name}, {nth.en}{saved.result.boxes} boxes, as shown now.",
             ),
         )
     else:

@@ -1,9 +1,8 @@
 """学习我的牌: fine-tune a personal model on the player's saved photos, in the background.
 
 Why this module exists: a player's own set is a print the shipped model never saw; after a few
-corrected photos, `python -m vision adapt DATA --out DIR` (see /tmp CONTRACTS: the vision side) learns
-it in a few minutes on the CPU. The page must not wait for that: it starts the command as a
-background process, polls the progress file the command writes, and when a model is ready offers to
+corrected photos, `python -m vision adapt DATA --out DIR` learns it in a few minutes on the CPU.
+The page must not wait for that: it starts the command as a background process, polls the progress file the command writes, and when a model is ready offers to
 read with it (and to switch back). Which folder, which command, how many photos are needed and which
 personal models exist are decisions, so they live here and are tested; the page only draws them.
 Everything degrades quietly: without `vision.adapt` the action is simply not offered.
@@ -46,7 +45,17 @@ def personal_root() -> Path:
 
 
 def saved_photos(labelled: Path) -> int:
-    """How many photos the player has saved for training (images in both splits)."""
+    """How many photos the player has saved for training: what `vision.adapt` will learn from (the
+    newest complete version of each photo), else the images in both splits."""
+    try:
+        from vision.adapt import player_photos
+    except ImportError:
+        player_photos = None
+    if player_photos is not None:
+        try:
+            return len(player_photos(labelled))
+        except (OSError, ValueError):  # no data.yaml yet: nothing saved
+            return 0
     n = 0
     for split in ("train", "val"):
         folder = labelled / "images" / split

@@ -105,10 +105,16 @@ def test_strip_order_reads_like_the_table():
 
 
 def test_learn_finds_photos_and_models(tmp_path, monkeypatch):
+    import numpy as np
+
+    from vision.labelstore import LabelBox, save_example
+
     labelled = tmp_path / "labelled"
-    (labelled / "images" / "train").mkdir(parents=True)
+    assert learn.saved_photos(labelled) == 0
     for i in range(3):
-        (labelled / "images" / "train" / f"p{i}.jpg").write_bytes(b"x")
+        rgb = np.full((60, 80, 3), 40 * i, np.uint8)
+        save_example(rgb, [LabelBox("5m", (10, 10, 30, 40))], labelled, source_name=f"p{i}.jpg")
+    save_example(rgb, [LabelBox("6m", (10, 10, 30, 40))], labelled, source_name="p2.jpg")  # a fix: same photo
     assert learn.saved_photos(labelled) == 3
     root = tmp_path / "personal"
     assert learn.latest_model(root) is None
