@@ -139,7 +139,8 @@ class _Builder:
         if spec.shape == "stacked":
             mid = self.placed[-2]
             sp = self.sprite(top_code)
-            lift = int(round(self.rng.uniform(0.3, 0.55) * self.th))
+            lift = self.rng.uniform(0.3, 0.55) * self.th
+            lift = int(round(lift * (self.view.flat if self.view else 1.0)))  # a low camera sees less of it
             dx = int(round(self.rng.normal(0, 0.04) * self.tw))
             self.placed.append(Placed(top_code, sp, mid.x + dx, mid.y - lift, "meld", gi, 10.0))
         return x
