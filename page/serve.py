@@ -345,6 +345,15 @@ def streamlit_command(
     ]  # fmt: skip
 
 
+def page_has_gate(app: Path) -> bool:
+    """Whether the page calls the PIN gate: the LAN is never served by a page that would ignore the PIN."""
+    try:
+        source = app.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "require_pin(" in source or "check_pin(" in source
+
+
 def urls(addresses: Sequence[str], port: int) -> list[str]:
     return [f"https://{a}:{port}" for a in addresses]
 
@@ -393,7 +402,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cert-dir", type=Path, default=CERT_DIR, help="where the certificate is kept")
     ap.add_argument("--host", action="append", default=[], help="another address or name to certify")
     ap.add_argument("--dry-run", action="store_true", help="make the certificate, print, do not serve")
+    ap.add_argument("--app", type=Path, default=ROOT / "app.py", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if not page_has_gate(args.app):
+        print(
+            f"make app-lan: {args.app} does not ask for the PIN (no require_pin() call), so it is not "
+            "served to the network; use `make app` on this computer",
+            file=sys.stderr,
+        )
+        return 2
     addresses = lan_addresses()
     hosts = list(dict.fromkeys([*addresses, *args.host, "localhost", "127.0.0.1"]))
     try:
@@ -403,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     pin = new_pin()
     print(banner(addresses, args.port, pin, cert), flush=True)
-    cmd = streamlit_command(cert, args.port)
+    cmd = streamlit_command(cert, args.port, args.app)
     if args.dry_run:
         print(" ".join(cmd))
         return 0

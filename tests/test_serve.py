@@ -302,11 +302,24 @@ def test_banner_without_a_network_says_so(tmp_path):
     assert "no network address found" in text and "https://<this computer's address>:8501" in text
 
 
+def test_a_page_without_the_gate_is_not_served_to_the_network(tmp_path, capsys):
+    bare = tmp_path / "bare.py"
+    bare.write_text("import streamlit as st\nst.write('scorebook')\n")
+    assert not serve.page_has_gate(bare) and not serve.page_has_gate(tmp_path / "missing.py")
+    assert serve.main(["--dry-run", "--cert-dir", str(tmp_path / "c"), "--app", str(bare)]) == 2
+    assert "does not ask for the PIN" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+
+
 def test_dry_run_makes_a_certificate_and_prints_the_command(tmp_path, monkeypatch, capsys):
     if not _available_tools():
         pytest.skip("neither openssl nor cryptography")
     monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.168.1.23"])
-    assert serve.main(["--dry-run", "--cert-dir", str(tmp_path / "c"), "--port", "9443"]) == 0
+    gated = tmp_path / "gated.py"
+    gated.write_text("from page.serve import require_pin\nrequire_pin()\n")
+    assert serve.page_has_gate(gated)
+    argv = ["--dry-run", "--cert-dir", str(tmp_path / "c"), "--port", "9443", "--app", str(gated)]
+    assert serve.main(argv) == 0
     out = capsys.readouterr().out
     assert "https://192.168.1.23:9443" in out and "PIN: " in out
     assert "--server.sslCertFile" in out and (tmp_path / "c" / "cert.pem").is_file()
