@@ -43,6 +43,7 @@ from page.photo_state import (
 )
 from page.preset_view import item_help, item_name_en, option_help, option_label, preset_label, value_label
 from page.roles import ROLE_WORDS, ROLES, changed_count, default_winning, meld_kind, winner_tiles_from_boxes
+from page.serve import require_pin
 from page.situation import WinnerTiles, build_hand, contradictions, count_check
 from page.words import Words, plain
 from rules.hand import SEATS
@@ -655,8 +656,8 @@ def score_card(tiles: WinnerTiles, hand: dict | None, result, problems: list[Wor
             say(
                 "error",
                 Words(
-                    f"这手牌不能胡：{inv.title.zh}。{inv.missing.zh}。",
-                    f"This hand cannot win: {inv.title.en}. {inv.missing.en}.",
+                    f"这手牌不能胡：{inv.title.zh}。{_end(inv.missing.zh, '。')}",
+                    f"This hand cannot win: {inv.title.en}. {_end(inv.missing.en, '.')}",
                 ),
             )
             return
@@ -676,6 +677,11 @@ def score_card(tiles: WinnerTiles, hand: dict | None, result, problems: list[Wor
             st.markdown(f"**{line}**" if p.seat == result.winner else line)
         record_button(hand, result)
         share(hand, result, names)
+
+
+def _end(sentence: str, stop: str) -> str:
+    """A sentence with one closing mark (no "?." when it already ends in a question)."""
+    return sentence if sentence.endswith(("。", "？", "?", ".", "！", "!")) else sentence + stop
 
 
 def share(hand: dict | None, result, names: dict[str, str]) -> None:
@@ -1064,6 +1070,7 @@ def learn_my_tiles() -> None:
 
 def main() -> None:
     st.set_page_config(page_title="辽宁麻将计分", page_icon="🀄", layout="centered")
+    require_pin()  # the PIN gate of `make app-lan` (page.serve); nothing without MAHJONG_PIN
     st.html(_CSS)
     st.html(_key_css())
     ss = st.session_state

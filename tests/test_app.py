@@ -504,3 +504,15 @@ def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_pa
     assert "正在用你的牌识别" in _texts(at, "caption") + _texts(at, "success")
     at.button(key="personal_off").click().run()
     assert "personal_model" not in at.session_state
+
+
+def test_the_lan_page_shows_nothing_before_the_pin(app, monkeypatch):
+    """`make app-lan` sets MAHJONG_PIN: the page asks for it before the photo, the scores, the scorebook."""
+    monkeypatch.setenv("MAHJONG_PIN", "246810")
+    at = app.run()
+    _no_traceback(at)
+    assert not _payments(at) and not at.file_uploader and "photo" not in at.session_state
+    at.text_input(key="pin_entry").set_value("246810")
+    at.button[0].click().run()
+    _no_traceback(at)
+    assert _payments(at) == SAMPLE_PAYS

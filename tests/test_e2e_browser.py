@@ -157,7 +157,7 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     Image.open(ROOT / "datasets" / "samples" / "winning-hand.jpg").convert("RGB").save(photo)
     browser.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(photo))
     _wait_text(browser, "橙色的请看一眼")
-    _wait_text(browser, "新的一局")  # a new photo is a new hand: the situation was reset
+    _wait_text(browser, "本局情况已重置")  # a new photo is a new hand: the situation was reset
     assert _sideways(browser) == 0
 
     # tap the orange tile, then the model's next guess (八条) on the keyboard: one tap fixes it
