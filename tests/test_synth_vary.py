@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from vision.classes import CLASS_NAMES
-from vision.synth import cli, drawn, photo, scene, seat, tiles
+from vision.synth import cli, drawn, photo, scene, seat, table, tiles
 from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
 from vision.synth.vary import ALL, NONE, STREAMS, Variations, stream
 
@@ -142,7 +142,9 @@ def test_seat_boxes_fit_the_tiles_painted(bank: FaceBank, monkeypatch: pytest.Mo
     only_seat = dataclasses.replace(NONE, seat=True)
 
     def render(i: int, grey: int) -> tuple[scene.Scene, np.ndarray]:
-        monkeypatch.setattr(scene.table, "table", lambda h, w, rng: np.full((h, w, 3), grey, np.uint8))
+        monkeypatch.setattr(
+            scene.table, "table", lambda h, w, rng, render=True: np.full((h, w, 3), grey, np.uint8)
+        )
         sc = scene.make_scene(bank, SEED, i, vary=only_seat, closeup_share=0.0)
         return sc, cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR).astype(int)
 
@@ -276,6 +278,20 @@ def test_body_and_back_colours_cover_the_palettes() -> None:
         and (bodies[:, 2] - bodies[:, 0] > 50).any()
         and (np.ptp(bodies, axis=1) < 10).any()
     )
+
+
+def test_a_replaced_table_still_makes_its_draws() -> None:
+    """`table(render=False)` leaves the generator where drawing the table would (felt, wood and
+    cloth all occur in 40 seeds), so turning `felt` on moves nothing else in the scene."""
+    kinds = set()
+    for s in range(40):
+        a, b = np.random.default_rng(s), np.random.default_rng(s)
+        img = table.table(60, 80, a)
+        assert img is not None and img.shape == (60, 80, 3)
+        assert table.table(60, 80, b, render=False) is None
+        assert a.random() == b.random()
+        kinds.add(float(np.random.default_rng(s).random()) // 0.05)
+    assert min(kinds) < 11 and max(kinds) >= 16  # felt (< 0.55) and cloth (>= 0.8) both drawn
 
 
 # --- drawn bank version 3 ------------------------------------------------------------------------

@@ -426,9 +426,9 @@ def make_scene(
         z = rng.uniform(1.3, 1.9)
         zoom = np.array([[z, 0, (1 - z) * c[0]], [0, z, (1 - z) * c[1]], [0, 0, 1]])
         m = zoom @ m
-    bg = table.table(h, w, rng)  # drawn even when replaced: the main generator's stream stays put
-    if vary.felt:
-        bg = table.automatic_table(h, w, stream(seed, index, "felt"))
+    # the plain table's draws are made even when `felt` replaces it: the main generator stays put
+    plain = table.table(h, w, rng, render=not vary.felt)
+    bg = table.automatic_table(h, w, stream(seed, index, "felt")) if plain is None else plain
     bg = cv2.warpPerspective(bg, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     colour = cv2.warpPerspective(colour, m, (w, h), flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(alpha, m, (w, h), flags=cv2.INTER_LINEAR)

@@ -49,69 +49,90 @@ AUTO_FELT_COLOURS: tuple[tuple[int, int, int], ...] = (
 
 
 def felt(
-    h: int, w: int, rng: np.random.Generator, colours: tuple[tuple[int, int, int], ...] = FELT_COLOURS
-) -> np.ndarray:
-    """Felt of one of `colours`: a smooth mottle and a fine grain."""
+    h: int,
+    w: int,
+    rng: np.random.Generator,
+    colours: tuple[tuple[int, int, int], ...] = FELT_COLOURS,
+    render: bool = True,
+) -> np.ndarray | None:
+    """Felt of one of `colours`: a smooth mottle and a fine grain (None if not `render`: the
+    random draws only, see `table`)."""
     base = np.array(colours[int(rng.integers(len(colours)))], np.float32)
     base = base + rng.uniform(-20, 20, 3)
     sh, sw = max(8, h // 4), max(8, w // 4)
     n = _low_noise(sh, sw, rng, 6) * 0.08 + rng.normal(0, 0.04, (sh, sw)).astype(np.float32)
+    if not render:
+        return None
     img = base[None, None, :] * (1 + n[..., None])
     return cv2.resize(np.clip(img, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def wood(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """Planks: long grain lines (stretched noise) in one direction, plank seams, a varnish sheen."""
+def wood(h: int, w: int, rng: np.random.Generator, render: bool = True) -> np.ndarray | None:
+    """Planks: long grain lines (stretched noise) in one direction, plank seams, a varnish sheen.
+
+    Every random draw comes first, in a fixed order, so `render=False` can skip the drawing."""
     light, dark = (np.array(c, np.float32) for c in WOOD_COLOURS[int(rng.integers(len(WOOD_COLOURS)))])
     light = light + rng.uniform(-15, 15, 3)
     sh, sw = max(8, h // 2), max(8, w // 2)
     vertical = rng.random() < 0.3
     n, m = (sw, sh) if vertical else (sh, sw)  # n across the grain, m along it
     grain = rng.normal(0, 1, (n, max(4, m // 40))).astype(np.float32)
+    ring_freq = rng.uniform(0.2, 0.6)
+    plank = int(rng.integers(n // 6 + 2, n // 2 + 3))
+    mottle = rng.uniform(-1.0, 1.0, (4, 4)).astype(np.float32)
+    if not render:
+        return None
     grain = cv2.resize(grain, (m, n), interpolation=cv2.INTER_CUBIC)
     grain = cv2.GaussianBlur(grain, (0, 0), sigmaX=1.0, sigmaY=0.6)
-    rings = 0.5 + 0.5 * np.sin(np.arange(n, dtype=np.float32)[:, None] * rng.uniform(0.2, 0.6) + grain * 1.5)
+    rings = 0.5 + 0.5 * np.sin(np.arange(n, dtype=np.float32)[:, None] * ring_freq + grain * 1.5)
     t = 0.55 * rings + 0.25 * np.clip(grain * 0.5 + 0.5, 0, 1)
-    plank = int(rng.integers(n // 6 + 2, n // 2 + 3))
     t[::plank] *= 0.4  # seams between planks
-    t += _low_noise(n, m, rng, 4) * 0.15
+    t += cv2.resize(mottle, (m, n), interpolation=cv2.INTER_CUBIC) * 0.15
     if vertical:
         t = t.T
     img = dark[None, None] + (light - dark)[None, None] * np.clip(t, 0, 1)[..., None]
     return cv2.resize(np.clip(img, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def cloth(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """Woven or checked cloth: two crossing sine patterns over a base colour."""
+def cloth(h: int, w: int, rng: np.random.Generator, render: bool = True) -> np.ndarray | None:
+    """Woven or checked cloth: two crossing sine patterns over a base colour.
+
+    The patterns are separable: one row and one column of sines, broadcast (fast, same values)."""
     base = np.array(FELT_COLOURS[int(rng.integers(len(FELT_COLOURS)))], np.float32) + rng.uniform(-30, 30, 3)
     other = np.clip(base + rng.uniform(-70, 70, 3), 0, 255)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     period = rng.uniform(6, 40)
-    a = 0.5 + 0.5 * np.sin(xx * 2 * np.pi / period)
-    b = 0.5 + 0.5 * np.sin(yy * 2 * np.pi / period)
-    t = (a * b) if rng.random() < 0.5 else ((a > 0.5) ^ (b > 0.5)).astype(np.float32)
-    img = base[None, None] + (other - base)[None, None] * t[..., None] * rng.uniform(0.2, 0.8)
+    woven = rng.random() < 0.5
+    strength = rng.uniform(0.2, 0.8)
+    if not render:
+        return None
+    a = 0.5 + 0.5 * np.sin(np.arange(w, dtype=np.float32)[None, :] * 2 * np.pi / period)
+    b = 0.5 + 0.5 * np.sin(np.arange(h, dtype=np.float32)[:, None] * 2 * np.pi / period)
+    t = (a * b) if woven else ((a > 0.5) ^ (b > 0.5)).astype(np.float32)
+    img = base[None, None] + (other - base)[None, None] * t[..., None] * strength
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """A random table surface of size h×w (felt most often, like automatic tables)."""
+def table(h: int, w: int, rng: np.random.Generator, render: bool = True) -> np.ndarray | None:
+    """A random table surface of size h×w (felt most often, like automatic tables).
+
+    `render=False` makes the same random draws and returns None: a scene whose table another
+    variation replaces still leaves its generator where the drawn table would have."""
     r = rng.random()
     if r < 0.55:
-        return felt(h, w, rng)
+        return felt(h, w, rng, render=render)
     if r < 0.8:
-        return wood(h, w, rng)
-    return cloth(h, w, rng)
+        return wood(h, w, rng, render=render)
+    return cloth(h, w, rng, render=render)
 
 
 def automatic_table(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     """`Variations.felt`: mostly the felt of automatic tables, else wood or cloth."""
     r = rng.random()
-    if r < 0.7:
-        return felt(h, w, rng, AUTO_FELT_COLOURS)
-    if r < 0.9:
-        return wood(h, w, rng)
-    return cloth(h, w, rng)
+    img = (
+        felt(h, w, rng, AUTO_FELT_COLOURS) if r < 0.7 else (wood(h, w, rng) if r < 0.9 else cloth(h, w, rng))
+    )
+    assert img is not None
+    return img
 
 
 def light_gradient(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
