@@ -128,12 +128,12 @@ def noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = img.shape[:2]
     dark = 1.0 - float(img[::8, ::8].mean()) / 255.0
     sigma = rng.uniform(1.0, 6.0) * (0.6 + 1.6 * dark)
-    luma = rng.standard_normal((h, w), dtype=np.float32) * sigma
+    luma = rng.standard_normal((h, w), dtype=np.float32)
     ch, cw = max(2, h // 4), max(2, w // 4)
     chroma = rng.standard_normal((ch, cw, 3), dtype=np.float32) * (sigma * rng.uniform(0.3, 1.0))
     chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
-    out = img.astype(np.float32) + luma[..., None] + chroma
-    return np.clip(out, 0, 255).astype(np.uint8)
+    chroma += (luma * sigma)[..., None]
+    return cv2.add(img, chroma, dtype=cv2.CV_8U)  # rounds and saturates in one pass
 
 
 def recompress(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
