@@ -44,10 +44,11 @@ from page.photo_state import (
 from page.preset_view import item_help, item_name_en, option_help, option_label, preset_label, value_label
 from page.roles import ROLE_WORDS, ROLES, changed_count, default_winning, meld_kind, winner_tiles_from_boxes
 from page.serve import require_pin
-from page.situation import WinnerTiles, build_hand, contradictions, count_check
+from page.situation import Situation, WinnerTiles, build_hand, contradictions, count_check
 from page.words import Words, plain
 from rules.hand import SEATS
 from rules.names import KIND_ZH, seat_name, tile_name
+from rules.result import ScoreResult
 from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
 from vision.classes import FACE_NAMES
 
@@ -608,7 +609,7 @@ def loser_melds(winner: str, problems: list) -> None:
 # ------------------------------------------------------------------------------------------ score
 
 
-def score(tiles: WinnerTiles, sit) -> tuple[dict | None, object | None, list[Words]]:
+def score(tiles: WinnerTiles, sit: Situation) -> tuple[dict | None, ScoreResult | None, list[Words]]:
     """(hand JSON, result, why not scored): the engine's answer or the reasons it was not asked."""
     problems: list[Words] = []
     check = count_check(tiles)
@@ -642,7 +643,9 @@ def score(tiles: WinnerTiles, sit) -> tuple[dict | None, object | None, list[Wor
         )
 
 
-def score_card(tiles: WinnerTiles, hand: dict | None, result, problems: list[Words], sit) -> None:
+def score_card(
+    tiles: WinnerTiles, hand: dict | None, result: ScoreResult | None, problems: list[Words], sit: Situation
+) -> None:
     """The score, high on the page: who wins how much and who pays what, in words."""
     with st.container(border=True, key="score"):
         if problems:
@@ -675,8 +678,9 @@ def score_card(tiles: WinnerTiles, hand: dict | None, result, problems: list[Wor
         for p in pays:
             line = plain(tr(p.words))
             st.markdown(f"**{line}**" if p.seat == result.winner else line)
-        record_button(hand, result)
-        share(hand, result, names)
+        with st.container(horizontal=True, vertical_alignment="center", key="score_actions"):
+            record_button(hand, result)
+            share(hand, result, names)
 
 
 def _end(sentence: str, stop: str) -> str:
@@ -684,7 +688,7 @@ def _end(sentence: str, stop: str) -> str:
     return sentence if sentence.endswith(("。", "？", "?", ".", "！", "!")) else sentence + stop
 
 
-def share(hand: dict | None, result, names: dict[str, str]) -> None:
+def share(hand: dict | None, result: ScoreResult, names: dict[str, str]) -> None:
     """分享: the result as a picture (tiles, 番, payments) and as text to paste into a chat."""
     try:
         from page.share import result_png, result_text
@@ -707,7 +711,7 @@ def share(hand: dict | None, result, names: dict[str, str]) -> None:
 # ------------------------------------------------------------------------------------------ details
 
 
-def details(tiles: WinnerTiles, hand: dict | None, result, sit) -> None:
+def details(tiles: WinnerTiles, hand: dict | None, result: ScoreResult | None, sit: Situation) -> None:
     """番 items (one line each), each 混, how each payment came about, the JSON."""
     if result is not None and result.valid:
         with st.expander(tr("番的明细", "番 items"), expanded=False):
@@ -792,7 +796,7 @@ def evening_names() -> dict[str, str]:
     return {s: n for s, n in (ev.names if ev else {}).items() if n and n != seat_name(s)}
 
 
-def record_button(hand: dict | None, result) -> None:
+def record_button(hand: dict | None, result: ScoreResult) -> None:
     """记入记分本: record this scored hand (once per photo and hand)."""
     book = scorebook()
     if book is None or hand is None:

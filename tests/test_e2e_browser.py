@@ -151,6 +151,7 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     shot = os.environ.get("SAVE_SCREENSHOT")
     if shot:
         _save_screenshot(browser, Path(shot), 390)
+        _save_screenshot(browser, Path(shot).with_name(Path(shot).stem + "-desktop.png"), 1000)
 
     # upload a photo (the sample re-encoded: a new file); the fake reader misreads the last tile
     photo = tmp_path / "hand.png"
@@ -173,8 +174,6 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     _wait_text(browser, "请选混指示牌")  # the new hand has no 混 indicator yet: the page asks for it
     body = _body(browser)
     assert "不能胡" not in body and "Traceback" not in body
-    if shot:
-        _save_screenshot(browser, Path(shot).with_name(Path(shot).stem + "-desktop.png"), 1000)
 
 
 def _save_screenshot(driver, path: Path, width: int) -> None:
