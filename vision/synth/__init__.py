@@ -9,11 +9,18 @@ these scenes show them with exact boxes and layout truth.
 `--drawn-share F` gives that share of scenes faces drawn in other sets' printing styles (needs a CJK
 font, e.g. `apt install fonts-wqy-zenhei`); 0 (the default) keeps every face cut from the real set.
 
+`--vary` / `--no-vary` switch the domain randomisation that teaches "tile" and "face" rather than one
+print (issue 9): more drawn prints, tile body and back colours, automatic-table felt, views from the
+player's seat with upright tiles, and what phones and webcams do (exposure, white balance, glare,
+blur, noise, recompression).  All on by default; `--vary none` renders the earlier scenes byte for byte.
+
 Modules, one job each: `faces` (real face crops from the shared set's train split), `drawn` (the 34
 faces drawn procedurally, one printing style per column of the bank), `tiles`
 (tile sprites with thickness), `table` (procedural tables, light, blur, noise), `content` (which
 tiles a hand shows), `scene` (placement, warp, boxes, truth), `cli` (the dataset on disk),
-`truth` (reading a scene back for evaluation).
+`truth` (reading a scene back for evaluation), `vary` (the randomisation switches and their
+generators), `seat` (upright tiles and the camera at the player's seat), `photo` (camera effects on
+the finished scene).
 
 Layout truth `DIR/layout/<name>.json` (indices are line numbers, from 0, of `labels/<name>.txt`):
 
