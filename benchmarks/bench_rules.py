@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rules import HandError, parse_hand, score  # noqa: E402
 from rules import tiles as T  # noqa: E402
+from rules.presets import PRESETS as PRESET_TABLE  # noqa: E402
+from rules.presets import wind_order  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "tests" / "examples"
 PRESETS = ("liaoyang", "liaoyang-online", "anshan")
@@ -28,7 +30,7 @@ def random_hand(rnd: random.Random) -> dict | None:
     preset = rnd.choice(PRESETS)
     types = [t for t in range(T.N_TYPES) if preset != "liaoyang" or not T.is_wind(t)]
     indicator = rnd.choice(types)
-    hun = T.hun_of(indicator)
+    hun = T.hun_of(indicator, wind_order(PRESET_TABLE[preset], {}))
     used = {indicator: 1}
     groups = []
     while len(groups) < 5:
@@ -109,7 +111,8 @@ WORST = {
 
 
 def hun_count(hand: dict) -> int:
-    hun = T.code(T.hun_of(T.parse_code(hand["indicator"])))
+    order = wind_order(PRESET_TABLE[hand["preset"]], hand.get("options", {}))
+    hun = T.code(T.hun_of(T.parse_code(hand["indicator"]), order))
     tiles = hand["players"][hand["winner"]]["concealed"] + [hand["win"]["tile"]]
     return sum(1 for t in tiles if T.code(T.parse_code(t)) == hun)
 

@@ -1,4 +1,5 @@
-"""Scoring engine for 辽阳麻将, 辽阳麻将 (online) and 鞍山麻将: `score(hand)` → `ScoreResult`.
+"""Scoring engine for 辽阳麻将, 辽阳麻将 (online) and 鞍山麻将: `score(hand)` → `ScoreResult`, and
+`waits(hand)` → `Waits` (听牌: what a hand one tile short would win on).
 
 Pure Python; see ../shared/rules/SPEC.md for the rules and hand-json.md for the JSON contract.
 """
@@ -9,6 +10,7 @@ from .hand import WIN_FLAGS, Hand
 from .parse import loads, parse_hand
 from .presets import PRESETS
 from .result import FanLine, LoserResult, ScoreResult
+from .waits import Wait, Waits, waits
 
 __all__ = [
     "ERROR_WORDS",
@@ -19,7 +21,10 @@ __all__ = [
     "HandError",
     "LoserResult",
     "ScoreResult",
+    "Wait",
+    "Waits",
     "loads",
     "parse_hand",
     "score",
+    "waits",
 ]

@@ -9,8 +9,7 @@ One witness per summary is kept, so the chosen reading can be rebuilt with every
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import tiles as T
@@ -70,8 +69,41 @@ def _group_summary(**kw: int) -> Summary:
     return sum(int(value) << SHIFT[name] for name, value in kw.items())
 
 
-class _StandardSearch:
-    """Memoised search for 4 sets + 1 pair over a 34-count vector of natural tiles plus `h` 混."""
+# The few summaries one group can have, computed once (the search builds millions of groups).
+_TRIPLET = {
+    (natural, dragon): _group_summary(
+        trip=1, nat_trip=natural, nat_dragon=natural and dragon, anch_dragon=dragon
+    )
+    for natural in (False, True)
+    for dragon in (False, True)
+}
+_NATURAL_PAIR = {
+    (dragon, two8, dz): _group_summary(pair_dragon=dragon, pair_nat28=two8, pair_anch28=two8, danzhang=dz)
+    for dragon in (False, True)
+    for two8 in (False, True)
+    for dz in (False, True)
+}
+_HUN_PAIR = {
+    (dragon, two8): _group_summary(pair_dragon=dragon, pair_anch28=two8, pair_hun=1)
+    for dragon in (False, True)
+    for two8 in (False, True)
+}
+_DRAGON = tuple(T.is_dragon(t) for t in range(T.N_TYPES))
+_TWO8 = tuple(T.is_two_or_eight(t) for t in range(T.N_TYPES))
+_TERMINAL = tuple(T.is_suited(t) and T.rank(t) in (1, 9) for t in range(T.N_TYPES))
+_CHOW = {
+    (borrow, dz): _group_summary(chow=1, borrow=borrow, danzhang=dz)
+    for borrow in (False, True)
+    for dz in (False, True)
+}
+
+
+class StandardSearch:
+    """Memoised search for 4 sets + 1 pair over a 34-count vector of natural tiles plus `h` 混.
+
+    Without 胡单张 tracking the memo does not depend on the winning tile, so one search can serve
+    every candidate tile of a hand one tile short (`rules.waits`): their sub-problems overlap.
+    """
 
     def __init__(self, hun: int, win: int | None, borrow: bool, danzhang: bool) -> None:
         self.hun = hun
@@ -90,14 +122,28 @@ class _StandardSearch:
         if t < 0:
             self._leaf(h, need_pair, out)
         else:
-            for group, gsum, new_counts, new_h, new_need in self._options(counts, t, h, need_pair):
-                child_key = (new_counts, new_h, new_need)
-                for csum in self.solve(new_counts, new_h, new_need):
-                    total = _combine(gsum, csum)
-                    if total not in out:
-                        out[total] = (group, child_key, csum)
+            self._expand(counts, t, h, need_pair, out)
         self.memo[key] = out
         return out
+
+    def _expand(self, counts: tuple[int, ...], t: int, h: int, need_pair: bool, out: dict) -> None:
+        for group, gsum, new_counts, new_h, new_need in self._options(counts, t, h, need_pair):
+            child_key = (new_counts, new_h, new_need)
+            for csum in self.solve(new_counts, new_h, new_need):
+                total = _combine(gsum, csum)
+                if total not in out:
+                    out[total] = (group, child_key, csum)
+
+    def prime(self, counts: tuple[int, ...], t: int, h: int) -> None:
+        """Solve `counts` by taking `t` first, where `t` is a single natural tile that no other natural
+        tile can join (none of its type, none within two in its suit): its group holds only 混, so
+        what is left is the same sub-problem for every such `t` and is solved once (`rules.waits`).
+        The summaries are those `solve` finds (their set does not depend on the order of tiles)."""
+        key = (counts, h, True)
+        if key not in self.memo:
+            out: dict[Summary, tuple] = {}
+            self._expand(counts, t, h, True, out)
+            self.memo[key] = out
 
     def _leaf(self, h: int, need_pair: bool, out: dict[Summary, tuple]) -> None:
         rest = h - (2 if need_pair else 0)
@@ -110,58 +156,58 @@ class _StandardSearch:
 
     def _options(self, counts: tuple[int, ...], t: int, h: int, need_pair: bool):
         c = counts[t]
-        dragon = T.is_dragon(t)
+        dragon = _DRAGON[t]
         # triplets with k natural copies and 3-k 混
         for k in range(min(c, 3), 0, -1):
             if 3 - k <= h:
                 nc = list(counts)
                 nc[t] -= k
-                gsum = _group_summary(
-                    trip=1, nat_trip=k == 3, nat_dragon=k == 3 and dragon, anch_dragon=dragon
-                )
+                gsum = _TRIPLET[k == 3, dragon]
                 yield ("triplet", (t, t, t), 3 - k), gsum, tuple(nc), h - (3 - k), need_pair
         # pair: natural or with one 混
         if need_pair:
-            two8 = T.is_two_or_eight(t)
+            two8 = _TWO8[t]
             dz = self.track_danzhang and t == self.win
             if c >= 2:
                 nc = list(counts)
                 nc[t] -= 2
-                gsum = _group_summary(pair_dragon=dragon, pair_nat28=two8, pair_anch28=two8, danzhang=dz)
+                gsum = _NATURAL_PAIR[dragon, two8, dz]
                 yield ("pair", (t, t), 0), gsum, tuple(nc), h, False
             if h >= 1:
                 nc = list(counts)
                 nc[t] -= 1
-                gsum = _group_summary(pair_dragon=dragon, pair_anch28=two8, pair_hun=1)
+                gsum = _HUN_PAIR[dragon, two8]
                 yield ("pair", (t, t), 1), gsum, tuple(nc), h - 1, False
         # 顺子 containing t (t is the lowest natural left, so members below it are 混)
-        if T.is_suited(t):
-            base = t - t % 9
+        if t < 27:
+            r = t % 9  # rank - 1
             for a in (t - 2, t - 1, t):
-                if a < base or a + 2 > base + 8:
+                if a < t - r or a > t - r + 6:
                     continue
-                members = (a, a + 1, a + 2)
-                others = [m for m in members if m != t]
-                choices = [((False,) if m < t or counts[m] == 0 else (True, False)) for m in others]
-                for natural_flags in itertools.product(*choices):
-                    hun_members = [m for m, nat in zip(others, natural_flags, strict=True) if not nat]
-                    if len(hun_members) > h:
-                        continue
-                    nc = list(counts)
-                    nc[t] -= 1
-                    for m, nat in zip(others, natural_flags, strict=True):
-                        if nat:
-                            nc[m] -= 1
-                    borrow = self.track_borrow and any(T.rank(m) in (1, 9) for m in hun_members)
-                    dz = self.track_danzhang and not hun_members and self._danzhang_chow(a)
-                    gsum = _group_summary(chow=1, borrow=borrow, danzhang=dz)
-                    yield (
-                        ("chow", members, tuple(hun_members)),
-                        gsum,
-                        tuple(nc),
-                        h - len(hun_members),
-                        need_pair,
-                    )
+                m1, m2 = (x for x in (a, a + 1, a + 2) if x != t)
+                natural1 = (True, False) if m1 > t and counts[m1] else (False,)
+                natural2 = (True, False) if m2 > t and counts[m2] else (False,)
+                for n1 in natural1:
+                    for n2 in natural2:
+                        hun_members = tuple(m for m, nat in ((m1, n1), (m2, n2)) if not nat)
+                        used = len(hun_members)
+                        if used > h:
+                            continue
+                        nc = list(counts)
+                        nc[t] -= 1
+                        if n1:
+                            nc[m1] -= 1
+                        if n2:
+                            nc[m2] -= 1
+                        borrow = self.track_borrow and any(_TERMINAL[m] for m in hun_members)
+                        dz = self.track_danzhang and not used and self._danzhang_chow(a)
+                        yield (
+                            ("chow", (a, a + 1, a + 2), hun_members),
+                            _CHOW[borrow, dz],
+                            tuple(nc),
+                            h - used,
+                            need_pair,
+                        )
 
     def _danzhang_chow(self, a: int) -> bool:
         """夹 (win is the middle tile) or 边 (12 completed by 3, 89 completed by 7)."""
@@ -193,6 +239,17 @@ class _StandardSearch:
         if pair:
             out.append(Group("pair", (h, h), (h, h)))
         return out
+
+
+def within_reach(tiles: Iterable[int]) -> set[int]:
+    """Tile types that could share a group (pair, triplet or 顺子) with one of `tiles`."""
+    out: set[int] = set()
+    for t in tiles:
+        out.add(t)
+        if t < 27:
+            low = t - t % 9
+            out.update(range(max(low, t - 2), min(low + 8, t + 2) + 1))
+    return out
 
 
 def _meld_summary(melds: tuple[Meld, ...]) -> Summary:
@@ -243,9 +300,14 @@ def standard_readings(
     *,
     borrow: bool,
     danzhang: bool,
+    search: StandardSearch | None = None,
 ) -> list[Reading]:
-    """Every distinct standard reading (4 sets + 1 pair with melds fixed), groups included."""
-    search = _StandardSearch(hun, win, borrow, danzhang)
+    """Every distinct standard reading (4 sets + 1 pair with melds fixed), groups included.
+
+    `search`: a search to reuse, built for the same 混 and `borrow` and without 胡单张 tracking.
+    """
+    if search is None or (danzhang and win is not None):
+        search = StandardSearch(hun, win, borrow, danzhang)
     key = tuple(counts)
     found = search.solve(key, h, True)
     base = _meld_summary(melds)
@@ -272,9 +334,7 @@ def standard_readings(
     return readings
 
 
-def _rebuilder(
-    search: _StandardSearch, counts, h, summary, melds, win, danzhang
-) -> Callable[[], list[Group]]:
+def _rebuilder(search: StandardSearch, counts, h, summary, melds, win, danzhang) -> Callable[[], list[Group]]:
     """Groups are rebuilt only for the reading that is finally shown."""
 
     def build() -> list[Group]:

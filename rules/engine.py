@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from . import tiles as T
 from .conditions import filter_readings
 from .context import Ctx, HandFacts
-from .decompose import Reading, groups_of, qidui_reading, standard_readings, thirteen_reading
+from .decompose import (
+    Reading,
+    StandardSearch,
+    groups_of,
+    qidui_reading,
+    standard_readings,
+    thirteen_reading,
+    within_reach,
+)
 from .hand import Hand
 from .parse import loads, parse_hand
 from .presets import PRESETS, FanItem, Preset, wind_order
@@ -37,10 +45,13 @@ def facts_of(hand: Hand) -> tuple[Preset, HandFacts]:
     return preset, HandFacts(hand, hand.options, wind_order(preset, hand.options))
 
 
-def score_facts(preset: Preset, facts: HandFacts) -> ScoreResult:
-    """Score a parsed hand whose facts are known (`waits` scores many hands that differ by one tile)."""
+def score_facts(preset: Preset, facts: HandFacts, search: StandardSearch | None = None) -> ScoreResult:
+    """Score a parsed hand whose facts are known (`waits` scores many hands that differ by one tile
+    and passes one `search` for all of them)."""
     hand = facts.hand
-    readings, reason = valid_readings(preset, facts)
+    if search is not None and preset.tracks_danzhang and _may_be_danzhang(facts):
+        search = None  # this hand's search must note 胡单张 shapes, which the shared one does not
+    readings, reason = valid_readings(preset, facts, search)
     if reason is not None:
         return ScoreResult(
             valid=False,
@@ -78,6 +89,14 @@ def score_facts(preset: Preset, facts: HandFacts) -> ScoreResult:
     )
 
 
+def _may_be_danzhang(facts: HandFacts) -> bool:
+    """Whether the winning tile could sit in a natural group (the only place 胡单张 is scored)."""
+    win = facts.hand.win.tile
+    if win == facts.hun:
+        return False
+    return win in within_reach(t for t in facts.winner.concealed or () if t != facts.hun)
+
+
 def _fan_lines(items: tuple[FanItem, ...], options: Mapping[str, object], count) -> list[FanLine]:
     lines = []
     for item in items:
@@ -87,8 +106,14 @@ def _fan_lines(items: tuple[FanItem, ...], options: Mapping[str, object], count)
     return lines
 
 
-def valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], str | None]:
-    """The readings that may win, or the one reason why none can (precedence of SPEC 5.3)."""
+def valid_readings(
+    preset: Preset, facts: HandFacts, search: StandardSearch | None = None
+) -> tuple[list[Reading], str | None]:
+    """The readings that may win, or the one reason why none can (precedence of SPEC 5.3).
+
+    `search` (optional) is a shared search without 胡单张 tracking; it is used where that tracking is
+    not needed, which never changes which hands are valid.
+    """
     hand = facts.hand
     winner = facts.winner
     rules = preset.behaviour
@@ -120,7 +145,14 @@ def valid_readings(preset: Preset, facts: HandFacts) -> tuple[list[Reading], str
             return [], "SHOUBAYI_WITH_CHI"
     if not closed_discard:
         standard = standard_readings(
-            counts, h, facts.hun, melds, win, borrow=rules.borrow_yaojiu, danzhang=preset.tracks_danzhang
+            counts,
+            h,
+            facts.hun,
+            melds,
+            win,
+            borrow=rules.borrow_yaojiu,
+            danzhang=preset.tracks_danzhang and search is None,
+            search=search,
         )
         if not rules.hun_pair:
             standard = [r for r in standard if r.pair_hun < 2]  # 混对 is not allowed

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import conditions as C
 from . import items as I  # noqa: E741 - short alias keeps the tables readable
@@ -175,7 +176,7 @@ class Preset:
         """打过混: a player who discarded a 混 cannot win the hand (SPEC [Amb-4])."""
         return self.behaviour.discarded_hun_bars_win
 
-    @property
+    @cached_property
     def tracks_danzhang(self) -> bool:
         """Whether readings must note the 胡单张 shape (only when the preset scores it)."""
         return any(item.key == "danzhang" for item in self.winner_items)

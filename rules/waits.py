@@ -16,13 +16,15 @@ a self-draw with the other flags kept.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from . import tiles as T
 from .context import HandFacts
+from .decompose import StandardSearch, within_reach
 from .engine import facts_of, score_facts, valid_readings
-from .hand import Hand
+from .hand import Hand, Win
 from .names import tile_name
 from .parse import copy_limit, listed_counts, loads_document, parse_hand, win_tile_allowed
 from .presets import Preset, has_winds
@@ -102,58 +104,100 @@ def _one_short(hand: Hand | Mapping | str) -> Hand:
     return parse_hand(data, need_win_tile=False)
 
 
-def _candidates(preset: Preset, facts: HandFacts) -> list[int]:
-    """Tile types that could complete the hand: with no 混 in it, only tiles beside a held one."""
+def _candidates(preset: Preset, facts: HandFacts, reach: set[int]) -> list[int]:
+    """Tile types that could complete the hand: with no 混 in it, only tiles within reach of a held one
+    (or, for 十三幺, any 幺九)."""
     hand = facts.hand
     winds = has_winds(preset, hand.options)
     types = [t for t in range(T.N_TYPES) if winds or not T.is_wind(t)]
-    concealed = hand.winner_player.concealed or ()
-    if facts.hun in concealed:
+    if facts.hun in (hand.winner_player.concealed or ()):
         return types
-    near: set[int] = set(concealed)
-    for t in concealed:
-        if T.is_suited(t):
-            near.update(u for u in range(t - 2, t + 3) if 0 <= u < 27 and T.suit_of(u) == T.suit_of(t))
+    near = set(reach)
     if preset.behaviour.thirteen and not hand.winner_player.melds:
         near.update(t for t in types if T.is_yaojiu(t))
     return [t for t in types if t in near]
 
 
+class _Scorer:
+    """Scores one hand one tile short with each candidate winning tile, sharing one search.
+
+    A candidate out of reach of every natural tile in the hand can only join 混 in a group, so its
+    search starts from the same sub-problems for all such candidates (`StandardSearch.prime`).
+    """
+
+    def __init__(self, short: Hand) -> None:
+        self.short = short
+        self.preset, self.facts = facts_of(short)
+        hun = self.facts.hun
+        concealed = short.winner_player.concealed or ()
+        naturals = [t for t in concealed if t != hun]
+        self.h = len(concealed) - len(naturals)
+        self.base = [0] * T.N_TYPES
+        for t in naturals:
+            self.base[t] += 1
+        self.reach = within_reach(naturals)
+        self.counts = listed_counts(short)
+        self.search = StandardSearch(hun, None, self.preset.behaviour.borrow_yaojiu, danzhang=False)
+
+    def candidates(self) -> list[int]:
+        hun = self.facts.hun
+        return [
+            t
+            for t in _candidates(self.preset, self.facts, self.reach)
+            if t != hun and win_tile_allowed(self.short, hun, t, self.counts)
+        ]
+
+    def facts_for(self, t: int) -> HandFacts:
+        if t not in self.reach:
+            counts = list(self.base)
+            counts[t] += 1
+            self.search.prime(tuple(counts), t, self.h)
+        return facts_of(_with_tile(self.short, t))[1]
+
+    def valid(self, t: int) -> bool:
+        return valid_readings(self.preset, self.facts_for(t), self.search)[1] is None
+
+    def score(self, t: int) -> ScoreResult | None:
+        f = self.facts_for(t)
+        if self.preset.tracks_danzhang and valid_readings(self.preset, f, self.search)[1] is not None:
+            return None  # not a win: skip the search that also notes 胡单张 shapes
+        result = score_facts(self.preset, f, self.search)
+        return result if result.valid else None
+
+
 def _with_tile(hand: Hand, t: int, **win_changes: object) -> Hand:
-    return replace(hand, win=replace(hand.win, tile=t, **win_changes))
+    """The hand won on `t` (a shallow copy: `dataclasses.replace` would re-run every field's init)."""
+    out = copy.copy(hand)
+    object.__setattr__(out, "win", replace(hand.win, tile=t, **win_changes) if win_changes else _win(hand, t))
+    return out
+
+
+def _win(hand: Hand, t: int) -> Win:
+    w = copy.copy(hand.win)
+    object.__setattr__(w, "tile", t)
+    return w
 
 
 def wait_types(hand: Hand) -> set[int]:
     """W of [Amb-24]: the natural tile types (混 type excluded) on which this hand is a valid win."""
-    preset, facts = facts_of(hand)
-    counts = listed_counts(hand)
-    out = set()
-    for t in _candidates(preset, facts):
-        if t == facts.hun or not win_tile_allowed(hand, facts.hun, t, counts):
-            continue
-        _, f = facts_of(_with_tile(hand, t))
-        if valid_readings(preset, f)[1] is None:
-            out.add(t)
-    return out
+    scorer = _Scorer(hand)
+    return {t for t in scorer.candidates() if scorer.valid(t)}
 
 
 def waits(hand: Hand | Mapping | str) -> Waits:
     """Every tile that would win this hand one tile short, scored; raises `HandError` if malformed."""
     short = _one_short(hand)
-    preset, facts = facts_of(short)
-    hun = facts.hun
-    counts = listed_counts(short)
-    found: list[Wait] = []
-    for t in _candidates(preset, facts):
-        if t == hun or not win_tile_allowed(short, hun, t, counts):
-            continue
-        result = score_facts(*facts_of(_with_tile(short, t)))
-        if result.valid:
+    scorer = _Scorer(short)
+    found = []
+    for t in scorer.candidates():
+        result = scorer.score(t)
+        if result is not None:
             found.append(Wait(t, result))
+    hun = scorer.facts.hun
     hun_wait = None
-    if counts[hun] < copy_limit(short, hun):
+    if scorer.counts[hun] < copy_limit(short, hun):
         drawn = _with_tile(short, hun, by="self_draw", source=None, after_kong=False)
-        result = score_facts(*facts_of(drawn))
+        result = score_facts(*facts_of(drawn), scorer.search)
         if result.valid:
             hun_wait = Wait(hun, result)
     return Waits(short.preset, short.winner, hun, found, hun_wait)

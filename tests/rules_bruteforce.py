@@ -117,8 +117,9 @@ def brute_standard_readings(
     *,
     borrow: bool,
     danzhang: bool,
+    search: object = None,
 ) -> list[Reading]:
-    """Same signature as `rules.decompose.standard_readings`, computed the slow way."""
+    """Same signature as `rules.decompose.standard_readings`, computed the slow way (no shared search)."""
     naturals = tuple((t, False) for t, c in enumerate(counts) for _ in range(c))
     types = range(T.N_TYPES)
     seen: dict[tuple, Reading] = {}
