@@ -13,14 +13,13 @@ import numpy as np
 import pytest
 import yaml
 
+from tests.synth_marks import needs_font, needs_real
 from vision.classes import BACK_ID, CLASS_NAMES, NUM_CLASSES
 from vision.synth import cli, drawn
-from vision.synth.faces import DEFAULT_SOURCE, FACE_H, FACE_W, load_face_bank
+from vision.synth.faces import FACE_H, FACE_W, load_face_bank
 from vision.synth.scene import make_scene
 
-pytestmark = pytest.mark.skipif(
-    not (DEFAULT_SOURCE / "train" / "images").is_dir(), reason=f"real tile set not at {DEFAULT_SOURCE}"
-)
+pytestmark = needs_real
 N = 14
 SEED = 3
 
@@ -196,17 +195,6 @@ def test_missing_source_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureF
 
 
 # --- drawn face bank (vision.synth.drawn) --------------------------------------------------------
-
-
-def _has_cjk_font() -> bool:
-    try:
-        drawn.find_cjk_font()
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt install fonts-wqy-zenhei)")
 
 
 @pytest.fixture(scope="module")

@@ -15,31 +15,18 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.synth_marks import HAS_REAL, needs_font, needs_real
 from vision.classes import CLASS_NAMES
 from vision.synth import cli, drawn, photo, scene, seat, table, tiles
 from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
 from vision.synth.vary import ALL, NONE, STREAMS, Variations, stream
 
-needs_real = pytest.mark.skipif(
-    not (DEFAULT_SOURCE / "train" / "images").is_dir(), reason=f"real tile set not at {DEFAULT_SOURCE}"
-)
 SEED = 7
-
-
-def _has_cjk_font() -> bool:
-    try:
-        drawn.find_cjk_font()
-    except FileNotFoundError:
-        return False
-    return True
-
-
-needs_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt install fonts-wqy-zenhei)")
 
 
 @pytest.fixture(scope="module")
 def bank() -> FaceBank:
-    if not (DEFAULT_SOURCE / "train" / "images").is_dir():
+    if not HAS_REAL:
         pytest.skip(f"real tile set not at {DEFAULT_SOURCE}")
     return load_face_bank()
 
