@@ -261,9 +261,9 @@ def _preset(data: Mapping) -> Preset:
 def parse_hand(data: object, *, need_win_tile: bool = True) -> Hand:
     """Validate a decoded hand-json object and build the typed `Hand`.
 
-    With `need_win_tile=False` (听牌: a hand one tile short) `win.tile` may be absent; the returned
-    hand then has some placeholder winning tile, unchecked: `rules.waits` replaces it by each
-    candidate allowed by `win_tile_allowed`.
+    With `need_win_tile=False` (听牌: a hand one tile short) `win.tile` is ignored (and may be
+    absent); the returned hand then has some placeholder winning tile, unchecked: `rules.waits`
+    replaces it by each candidate allowed by `win_tile_allowed`.
     """
     data = _obj(data, "hand")
     _unknown(data, TOP_KEYS, "")
@@ -325,12 +325,12 @@ def _optional_tile(data: Mapping, key: str, reader: _TileReader) -> int | None:
 
 def _win(w: Mapping, reader: _TileReader, winner: str, hun: int, need_tile: bool) -> Win:
     _unknown(w, WIN_KEYS, "win")
-    if "tile" in w or need_tile:
+    if need_tile:
         if "tile" not in w:
             raise HandError("win.tile", "the winning tile is required", "MISSING")
         tile = reader.tile(w["tile"], "win.tile")
     else:
-        tile = -1
+        tile = -1  # 听牌: any winning tile given is ignored
     by = w.get("by")
     if not isinstance(by, str) or by not in WIN_BY:
         code = "MISSING" if by is None else "TYPE"

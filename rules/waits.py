@@ -96,12 +96,7 @@ def _one_short(hand: Hand | Mapping | str) -> Hand:
         return hand
     if isinstance(hand, str):
         return loads_document(hand, need_win_tile=False)
-    if not isinstance(hand, Mapping):
-        return parse_hand(hand, need_win_tile=False)  # says what is wrong with it
-    data = dict(hand)
-    if isinstance(data.get("win"), dict):
-        data["win"] = {k: v for k, v in data["win"].items() if k != "tile"}
-    return parse_hand(data, need_win_tile=False)
+    return parse_hand(hand, need_win_tile=False)
 
 
 def _candidates(preset: Preset, facts: HandFacts, reach: set[int]) -> list[int]:
