@@ -45,7 +45,19 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
     saved = _saved_photos(tmp_path / "labelled")
     out = tmp_path / "mine"
     proc = subprocess.run(
-        [sys.executable, "-m", "vision", "adapt", str(saved), "--out", str(out), "--steps", "6"],
+        [
+            sys.executable,
+            "-m",
+            "vision",
+            "adapt",
+            str(saved),
+            "--out",
+            str(out),
+            "--steps",
+            "6",
+            "--views",
+            "1",
+        ],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -67,7 +79,7 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
 
 def test_adapt_is_seeded(tmp_path):
     saved = _saved_photos(tmp_path / "labelled")
-    cfg = AdaptConfig(steps=3, seed=1)
+    cfg = AdaptConfig(steps=3, seed=1, player_views=2, bank_views=1)
     a = adapt(saved, tmp_path / "a", config=cfg)
     b = adapt(saved, tmp_path / "b", config=cfg)
     import torch
@@ -80,21 +92,21 @@ def test_adapt_is_seeded(tmp_path):
 def test_refusals(tmp_path):
     saved = _saved_photos(tmp_path / "labelled")
     with pytest.raises(AdaptError, match="inside models"):
-        adapt(saved, MODELS_DIR / "personal", config=AdaptConfig(steps=1))
+        adapt(saved, MODELS_DIR / "personal", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
     assert not (MODELS_DIR / "personal").exists()
     empty = tmp_path / "empty"
     labelstore.ensure_dataset(empty)
     with pytest.raises(AdaptError, match="no saved photo"):
-        adapt(empty, tmp_path / "o1", config=AdaptConfig(steps=1))
+        adapt(empty, tmp_path / "o1", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
     assert read_progress(tmp_path / "o1")["error"]  # the page learns what went wrong
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "data.yaml").write_text("names: [a, b]\ntrain: images\n")
     with pytest.raises(AdaptError, match="classes"):
-        adapt(foreign, tmp_path / "o2", config=AdaptConfig(steps=1))
-    done = adapt(saved, tmp_path / "o3", config=AdaptConfig(steps=1))
+        adapt(foreign, tmp_path / "o2", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
+    done = adapt(saved, tmp_path / "o3", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
     with pytest.raises(AdaptError, match="already holds"):
-        adapt(saved, done.parent, config=AdaptConfig(steps=1))
+        adapt(saved, done.parent, config=AdaptConfig(steps=1, player_views=1, bank_views=1))
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):

@@ -112,6 +112,8 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     config = AdaptConfig(seed=args.seed, device=args.device)
     if args.steps is not None:
         config.steps = args.steps
+    if args.views is not None:
+        config.player_views = config.bank_views = args.views
     try:
         path = adapt(args.data, args.out, base=args.base, config=config, echo=lambda m: print(m, flush=True))
     except AdaptError as exc:
@@ -161,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--out", required=True, help="new folder for the personal model (never models/)")
     a.add_argument("--base", default=None, help="model.json to start from (default: the shipped model)")
     a.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default: AdaptConfig)")
+    a.add_argument("--views", type=int, default=None, help="augmented views per tile (default: AdaptConfig)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--device", default="cpu", help="cpu, cuda, cuda:0 ...")
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -46,13 +47,21 @@ class AdaptError(ValueError):
 class AdaptConfig:
     """How the classifier is fine-tuned; the defaults are the measured ones (models/MODEL_CARD.md)."""
 
-    steps: int = 400
+    steps: int = 150
     batch: int = 64
     #: Share of each batch drawn from the player's crops (the rest from the replay bank).
     player_share: float = 0.5
-    lr: float = 1e-3
+    lr: float = 2e-3
+    #: Augmented views computed per player crop and per replay crop (see fine_tune).
+    player_views: int = 16
+    bank_views: int = 2
     seed: int = 0
     device: str = "cpu"
+
+
+#: TileNet layers kept as they are: everything up to the last conv block (indices of
+#: TileNet.features). Only the last block and the head learn the new print.
+FROZEN_LAYERS = 18
 
 
 def read_progress(out_dir: str | Path) -> dict | None:
@@ -129,35 +138,62 @@ def player_photos(data_dir: Path) -> list[Path]:
     return [p for p in dict.fromkeys(photos) if data.read_labels(data.label_path_for(p))]
 
 
+def _frozen_views(
+    net: TileNet, x: np.ndarray, views: int, gen: torch.Generator, device: str, tick: Callable[[float], None]
+) -> torch.Tensor:
+    """`views` augmented views of each wide crop, passed once through the frozen layers."""
+    frozen = net.features[:FROZEN_LAYERS].to(device).eval()
+    x_all = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous()
+    out = []
+    with torch.inference_mode():
+        for v in range(views):
+            for i in range(0, len(x_all), 256):
+                out.append(frozen(augment(x_all[i : i + 256].float().div_(255), gen).to(device)).cpu())
+            tick((v + 1) / views)
+    return torch.cat(out)
+
+
 def fine_tune(
     net: TileNet, mine: CropSet, bank: CropSet | None, config: AdaptConfig, tick: Callable[[float], None]
 ) -> TileNet:
-    """Fine-tune `net` in place on the player's crops mixed with the replay bank (AdamW, cosine LR)."""
+    """Fine-tune the last conv block and the head of `net` in place on the player's crops mixed with
+    the replay bank.
+
+    Why only the tail: the early layers see strokes, dots and edges, which every print shares; what
+    differs is how they combine into a face. Freezing the early layers lets each augmented view be
+    computed once (forward only), after which a training step costs a tenth of a full one: the
+    adaptation then takes seconds to a minute on a laptop CPU instead of many minutes, and with
+    ~70 tiles to learn from, fewer free parameters also overfit less.
+    """
     torch.manual_seed(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
-    net.to(config.device).train()
-    opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=5e-4)
-    x_mine = torch.from_numpy(mine.x).permute(0, 3, 1, 2).contiguous()
-    y_mine = torch.from_numpy(mine.y)
-    n_mine = config.batch if bank is None else max(1, round(config.batch * config.player_share))
+    n_sets = 2 if bank is not None else 1
+    f_mine = _frozen_views(
+        net, mine.x, config.player_views, gen, config.device, lambda f: tick(0.3 * f / n_sets)
+    )
+    y_mine = torch.from_numpy(mine.y).repeat(config.player_views)
     if bank is not None:
-        x_bank = torch.from_numpy(bank.x).permute(0, 3, 1, 2).contiguous()
-        y_bank = torch.from_numpy(bank.y)
+        f_bank = _frozen_views(
+            net, bank.x, config.bank_views, gen, config.device, lambda f: tick(0.15 + 0.15 * f)
+        )
+        y_bank = torch.from_numpy(bank.y).repeat(config.bank_views)
+    tail = torch.nn.Sequential(*net.features[FROZEN_LAYERS:], net.head).to(config.device).train()
+    opt = torch.optim.AdamW(tail.parameters(), lr=config.lr, weight_decay=5e-4)
+    n_mine = config.batch if bank is None else max(1, round(config.batch * config.player_share))
     for step in range(config.steps):
         for group in opt.param_groups:
             group["lr"] = config.lr * 0.5 * (1 + math.cos(math.pi * step / config.steps))
         idx = torch.randint(len(y_mine), (n_mine,), generator=gen)
-        xb, yb = x_mine[idx], y_mine[idx]
+        fb, yb = f_mine[idx], y_mine[idx]
         if bank is not None:
             jdx = torch.randint(len(y_bank), (config.batch - n_mine,), generator=gen)
-            xb, yb = torch.cat([xb, x_bank[jdx]]), torch.cat([yb, y_bank[jdx]])
-        xb = augment(xb.float().div_(255), gen).to(config.device)
-        loss = F.cross_entropy(net(xb), yb.to(config.device), label_smoothing=0.05)
+            fb, yb = torch.cat([fb, f_bank[jdx]]), torch.cat([yb, y_bank[jdx]])
+        loss = F.cross_entropy(tail(fb.to(config.device)), yb.to(config.device), label_smoothing=0.05)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         if step % 20 == 0 or step == config.steps - 1:
-            tick((step + 1) / config.steps)
+            tick(0.3 + 0.7 * (step + 1) / config.steps)
     return net.cpu().eval()
 
 
