@@ -245,7 +245,15 @@ def show_photo(photo: Photo, note: Words | None) -> None:
     caption = f"{plain(photo.name)} · {w}×{h} · " + tr(f"{len(marks)} 张", f"{len(marks)} boxes")
     if photo.seconds is not None:
         caption += tr(f" · 认牌 {photo.seconds:.2f} 秒", f" · read in {photo.seconds:.2f} s")
-    st.image(drawn, caption=caption, width="stretch")
+    shown, tapped = photo_with_taps(drawn, photo.widget_prefix)
+    if not shown:
+        st.image(drawn, width="stretch")
+    elif tapped is not None:
+        i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h)
+        if i is not None and i != photo.picked:
+            photo.picked = i
+            st.rerun()  # draw the photo and the strip again with the tapped tile picked
+    st.caption(caption)
     if photo.model_reading:
         with st.expander(tr("模型自己认的示例", "The detector's own reading of the sample")):
             st.image(
@@ -254,6 +262,57 @@ def show_photo(photo: Photo, note: Words | None) -> None:
                 + " ".join(tile_name(b.cls) for b in photo.model_reading),
                 width="stretch",
             )
+
+
+_TAP_JS = """
+export default function(component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const img = parentElement.querySelector("img.mj-tap");
+  img.src = data.src;
+  img.alt = data.alt;
+  img.onclick = (e) => {
+    const r = img.getBoundingClientRect();
+    setTriggerValue("tap", [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height]);
+  };
+}
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _tap_component():
+    """The photo as a tappable picture (st.components.v2: inline JS, no iframe, nothing fetched),
+    registered once per server; None where this Streamlit has no v2 components."""
+    try:
+        from streamlit.components.v2 import component
+    except ImportError:
+        return None
+    css = "img.mj-tap {width: 100%; display: block; border-radius: .5rem; cursor: pointer;}"
+    return component(
+        "mahjong_photo_tap", html='<img class="mj-tap" alt="">', css=css, js=_TAP_JS, isolate_styles=False
+    )
+
+
+def photo_with_taps(drawn, prefix: str) -> tuple[bool, tuple[float, float] | None]:
+    """Show the drawn photo as a tappable picture: (shown, the tap as (x, y) in 0..1 of the photo on
+    the run it happened, else None). Not shown where v2 components are missing: use st.image."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    tap = _tap_component()
+    if tap is None:
+        return False, None
+    buf = io.BytesIO()
+    Image.fromarray(drawn).save(buf, format="JPEG", quality=85)
+    src = "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    result = tap(
+        data={"src": src, "alt": tr("照片", "photo")}, key=f"tap_{prefix}", on_tap_change=lambda: None
+    )
+    where = getattr(result, "tap", None)
+    if isinstance(where, (list, tuple)) and len(where) == 2:
+        return True, (float(where[0]), float(where[1]))
+    return True, None
 
 
 # ------------------------------------------------------------------------------------------ tiles
@@ -298,7 +357,7 @@ def tile_strip(photo: Photo) -> None:
             ),
         )
     check = photo.to_check()
-    head = tr("点一张牌来改", "Tap a tile to fix it")
+    head = tr("点照片上或下面的一张牌来改", "Tap a tile on the photo or below to fix it")
     if check:
         names = "、".join(f"{i + 1} {tile_name(boxes[i].cls)}" for i in check)
         head += tr(f" · 橙色的请看一眼：{names}", f" · check the orange tiles: {names}")

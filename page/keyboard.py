@@ -77,3 +77,26 @@ def strip_order(boxes: Sequence[Box]) -> list[int]:
         return (rank.get(b.role, 6), x, i)
 
     return sorted(range(len(boxes)), key=key)
+
+
+def box_at(boxes: Sequence[Box], x: float, y: float) -> int | None:
+    """The tile under a tap at photo pixel (x, y): the smallest box containing it (boxes may overlap
+    where tiles touch), else the nearest box centre within one box size (a finger is wider than the
+    gap between two tiles); None when the tap is nowhere near a tile."""
+    inside = [
+        (abs((b.xyxy[2] - b.xyxy[0]) * (b.xyxy[3] - b.xyxy[1])), i)
+        for i, b in enumerate(boxes)
+        if b.xyxy is not None and b.xyxy[0] <= x <= b.xyxy[2] and b.xyxy[1] <= y <= b.xyxy[3]
+    ]
+    if inside:
+        return min(inside)[1]
+    best: tuple[float, int] | None = None
+    for i, b in enumerate(boxes):
+        if b.xyxy is None:
+            continue
+        x1, y1, x2, y2 = b.xyxy
+        w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        d = max(abs(x - (x1 + x2) / 2) / w, abs(y - (y1 + y2) / 2) / h)
+        if d <= 1.0 and (best is None or d < best[0]):
+            best = (d, i)
+    return None if best is None else best[1]

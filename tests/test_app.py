@@ -317,7 +317,7 @@ def test_user_text_is_never_markup(app):
     """A file name or a typed meld with Markdown in it is shown as text (issue 12)."""
     at = app.run()
     _upload(at, "![i](http://127.0.0.1:1/x.png).png", _sample_png())
-    caption = at.image[0].proto.imgs[0].caption
+    caption = next(c.value for c in at.caption if "640×300" in c.value)
     assert caption.startswith("\\!\\[i\\]\\(http")
     at.text_input(key="sit_melds_S").set_value("碰 [x](javascript:alert(1))").run()
     _no_traceback(at)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import socket
 import subprocess
@@ -38,6 +39,7 @@ if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -142,7 +144,7 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     assert _sideways(browser) == 0
     photo_top = WebDriverWait(browser, 30).until(
         lambda d: d.execute_script(
-            "const i = [...document.images].find(i => i.clientWidth > 200);"
+            "const i = document.querySelector('img.mj-tap');"
             "return i ? i.getBoundingClientRect().top + scrollY : null"
         )
     )
@@ -161,8 +163,8 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     _wait_text(browser, "本局情况已重置")  # a new photo is a new hand: the situation was reset
     assert _sideways(browser) == 0
 
-    # tap the orange tile, then the model's next guess (八条) on the keyboard: one tap fixes it
-    browser.find_element(By.CSS_SELECTOR, '[class*="st-key-pickq_"] button').click()
+    # tap the orange tile on the photo itself, then the model's next guess (八条): one tap fixes it
+    _tap_photo(browser, _sample_tile_centre(-1))
     WebDriverWait(browser, 30).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button')
     )
@@ -174,6 +176,27 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     _wait_text(browser, "请选混指示牌")  # the new hand has no 混 indicator yet: the page asks for it
     body = _body(browser)
     assert "不能胡" not in body and "Traceback" not in body
+
+
+def _sample_tile_centre(i: int) -> tuple[float, float]:
+    """Where tile i of the bundled sample lies, as fractions of the photo's width and height."""
+    doc = json.loads((ROOT / "datasets" / "samples" / "sample.json").read_text(encoding="utf-8"))
+    x1, y1, x2, y2 = doc["tiles"][i]["xyxy"]
+    return (x1 + x2) / 2 / 640, (y1 + y2) / 2 / 300
+
+
+def _tap_photo(driver, where: tuple[float, float]) -> None:
+    """A tap on the photo at (x, y) in fractions of its size (the photo is the page's widest picture)."""
+    img = WebDriverWait(driver, 30).until(
+        lambda d: next(
+            (i for i in d.find_elements(By.CSS_SELECTOR, "img.mj-tap") if i.size["width"] > 200), None
+        )
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+    w, h = img.size["width"], img.size["height"]
+    ActionChains(driver).move_to_element_with_offset(
+        img, where[0] * w - w / 2, where[1] * h - h / 2
+    ).click().perform()
 
 
 def _save_screenshot(driver, path: Path, width: int) -> None:

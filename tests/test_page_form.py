@@ -150,3 +150,12 @@ def test_learn_start_runs_the_adapt_command_in_the_background(tmp_path, monkeypa
     assert seen["kw"]["start_new_session"] is True
     with pytest.raises(FileExistsError):
         run.mkdir()
+
+
+def test_a_tap_on_the_photo_finds_the_tile_under_the_finger():
+    boxes = [Box("1m", xyxy=[0, 0, 10, 20]), Box("2m", xyxy=[10, 0, 20, 20]), Box("C", xyxy=None),
+             Box("3m", xyxy=[2, 2, 8, 8])]  # fmt: skip
+    assert kb.box_at(boxes, 15, 10) == 1
+    assert kb.box_at(boxes, 5, 5) == 3  # the smaller of two overlapping boxes
+    assert kb.box_at(boxes, 21, 10) == 1  # just beside a tile: the nearest one
+    assert kb.box_at(boxes, 60, 60) is None
