@@ -1070,6 +1070,16 @@ def save_for_training(photo: Photo) -> None:
         )
 
 
+@st.fragment(run_every=2)
+def _learn_progress(run: str) -> None:
+    """The running adapt job's progress bar, redrawn every 2 s on its own; the whole page once done."""
+    prog = learn.progress(Path(run)) or {}
+    if prog.get("done") or prog.get("error"):
+        st.rerun(scope="app")
+    msg = prog.get("message_en" if lang() == "en" else "message_zh") or tr("正在开始…", "Starting…")
+    st.progress(min(1.0, max(0.0, float(prog.get("fraction") or 0.0))), text=plain(msg))
+
+
 def learn_my_tiles() -> None:
     """学习我的牌: after a few saved photos, fine-tune a personal model in the background."""
     if not learn.available():
@@ -1099,12 +1109,7 @@ def learn_my_tiles() -> None:
                     ss.pop("learn_run")
                     st.rerun()
             else:
-                msg = prog.get("message_en" if lang() == "en" else "message_zh") or tr(
-                    "正在开始…", "Starting…"
-                )
-                st.progress(float(prog.get("fraction") or 0.0), text=plain(msg))
-                if st.button(tr("刷新进度", "Refresh"), key="learn_refresh"):
-                    st.rerun()
+                _learn_progress(run)
             return
         st.caption(
             tr(

@@ -497,6 +497,15 @@ def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_pa
     if "learn_go" not in [b.key for b in at.button] and not any(e.label == "学习我的牌" for e in at.expander):
         pytest.skip("vision.adapt is not installed: the page does not offer 学习我的牌")
     at.session_state["learn_run"] = str(run)
+    (run / "model.json").unlink()
+    (run / "progress.json").write_text(json.dumps({"stage": "train", "fraction": 0.5, "done": False, "error": None,
+                                                    "message_zh": "正在学习", "message_en": "learning"}))  # fmt: skip
+    at.run()
+    assert at.progress and at.progress[0].value == 50  # still learning: the bar, and no switch yet
+    assert "personal_on" not in [b.key for b in at.button]
+    (run / "progress.json").write_text(json.dumps({"stage": "done", "fraction": 1.0, "done": True, "error": None,
+                                                    "message_zh": "好了", "message_en": "done"}))  # fmt: skip
+    (run / "model.json").write_text("{}")
     at.run()
     at.button(key="personal_on").click().run()
     _no_traceback(at)
