@@ -5,8 +5,9 @@ export YOLO_OFFLINE := 1
 export YOLO_CONFIG_DIR ?= $(CURDIR)/.cache/ultralytics
 
 PORT ?= 8501
-# No browser opened on the server, no usage statistics sent (page/serve.py uses the same flags).
-STREAMLIT_FLAGS := --server.headless true --browser.gatherUsageStats false
+# No browser opened on the server, no usage statistics sent, and the script health check that the
+# warm-up calls to load the model before the first visit (page/serve.py uses the same flags).
+STREAMLIT_FLAGS := --server.headless true --browser.gatherUsageStats false --server.scriptHealthCheckEnabled true
 
 .PHONY: install install-dev app app-lan test lint
 
@@ -16,8 +17,9 @@ install:
 install-dev:
 	$(PIP) install -e '.[dev]'
 
-# This computer only: http://localhost:$(PORT)
+# This computer only: http://localhost:$(PORT) (the warm-up beside it runs the page once at the start).
 app: install
+	$(PYTHON) -m page.serve --warm http://127.0.0.1:$(PORT) & \
 	$(PYTHON) -m streamlit run app.py $(STREAMLIT_FLAGS) --server.address 127.0.0.1 --server.port $(PORT)
 
 # Phones on the same Wi-Fi: HTTPS with a self-signed certificate made here, behind a PIN printed below.

@@ -2,10 +2,14 @@
 
 Why HTTPS: a phone's browser opens the camera (getUserMedia) only on a secure origin, and a page on
 the laptop's LAN address is not one over plain HTTP. So a self-signed certificate is made on the
-spot (the `openssl` command, else the `cryptography` package; nothing is downloaded) for the
-machine's LAN addresses; each phone accepts the browser's warning once. The certificate is kept in
-`.cache/lan-cert/` and reused while it still covers the same addresses, so the warning does not come
-back every evening.
+spot for the machine's LAN addresses (`page.cert`); each phone accepts the browser's warning once.
+It is kept in `.cache/lan-cert/` and reused while it covers the same addresses.
+
+Why a warm-up: Streamlit runs app.py only when a browser connects, so the first player would wait
+for torch and the model to load (half a minute on a busy laptop). `warm_up` asks Streamlit's script
+health check (`--server.scriptHealthCheckEnabled`) to run the page once right after the start; the
+model and the sample land in the server's cache before anyone opens the page. `make app` runs it
+beside the server as `python -m page.serve --warm URL`.
 
 Why a PIN: anyone on the same Wi-Fi (a café, a hotel) could otherwise open the page and the evening's
 scorebook. `python -m page.serve` draws a fresh 6-digit PIN, prints it with the URL (and a QR code)
@@ -30,20 +34,20 @@ import argparse
 import contextlib
 import hmac
 import ipaddress
-import json
 import os
 import secrets
-import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from page.cert import Certificate, CertificateError, ensure_certificate
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN_ENV = "MAHJONG_PIN"
@@ -52,14 +56,13 @@ MAX_FAILURES = 5
 LOCKOUT_S = 30.0
 DEFAULT_PORT = 8501
 CERT_DIR = ROOT / ".cache" / "lan-cert"
-CERT_DAYS = 90  # well under the 825 days iOS accepts for a server certificate
-RENEW_BEFORE = timedelta(days=2)
-#: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent.
-STREAMLIT_FLAGS: tuple[str, ...] = ("--server.headless", "true", "--browser.gatherUsageStats", "false")
-
-
-class ServeError(RuntimeError):
-    """Serving on the local network cannot start; the message says what to do."""
+WARM_TIMEOUT_S = 300.0
+#: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent, and
+#: the script health check that `warm_up` calls.
+STREAMLIT_FLAGS: tuple[str, ...] = (
+    "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    "--server.scriptHealthCheckEnabled", "true",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------------- PIN
@@ -206,129 +209,6 @@ def lan_addresses() -> list[str]:
     return sorted(out, key=lambda a: not ipaddress.ip_address(a).is_private)
 
 
-# ---------------------------------------------------------------------- certificate
-
-
-@dataclass(frozen=True)
-class Certificate:
-    cert: Path
-    key: Path
-    hosts: tuple[str, ...]  # what the certificate names (IP addresses and DNS names)
-    not_after: datetime
-    made_now: bool  # False when an earlier certificate was reused
-
-
-def _san_entries(hosts: Iterable[str]) -> list[str]:
-    out = []
-    for h in hosts:
-        try:
-            ipaddress.ip_address(h)
-            out.append(f"IP:{h}")
-        except ValueError:
-            out.append(f"DNS:{h}")
-    return out
-
-
-def _make_with_openssl(cert: Path, key: Path, hosts: Sequence[str], days: int) -> None:
-    cmd = [
-        "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", str(key), "-out", str(cert), "-days", str(days),
-        "-subj", "/CN=Mahjong scorer (self-signed)",
-        "-addext", "subjectAltName=" + ",".join(_san_entries(hosts)),
-        "-addext", "basicConstraints=critical,CA:FALSE",
-        "-addext", "keyUsage=critical,digitalSignature",
-        "-addext", "extendedKeyUsage=serverAuth",
-    ]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        raise ServeError(f"openssl could not make the certificate: {done.stderr.strip()[-300:]}")
-
-
-def _make_with_cryptography(cert: Path, key: Path, hosts: Sequence[str], days: int) -> None:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-
-    pkey = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Mahjong scorer (self-signed)")])
-    alt = []
-    for h in hosts:
-        try:
-            alt.append(x509.IPAddress(ipaddress.ip_address(h)))
-        except ValueError:
-            alt.append(x509.DNSName(h))
-    now = datetime.now(UTC)
-    built = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(pkey.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(days=days))
-        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .sign(pkey, hashes.SHA256())
-    )
-    key.write_bytes(
-        pkey.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    cert.write_bytes(built.public_bytes(serialization.Encoding.PEM))
-
-
-def certificate_tool() -> str | None:
-    """What can make the certificate here: 'openssl', 'cryptography' or None."""
-    if shutil.which("openssl"):
-        return "openssl"
-    try:
-        import cryptography  # noqa: F401
-    except ImportError:
-        return None
-    return "cryptography"
-
-
-def make_certificate(
-    cert_dir: Path, hosts: Sequence[str], days: int = CERT_DAYS, tool: str | None = None
-) -> Certificate:
-    """A new self-signed certificate and key for `hosts` in `cert_dir` (the key readable by its owner only)."""
-    tool = tool or certificate_tool()
-    if tool is None:
-        raise ServeError(
-            "no way to make a certificate: install the openssl command (apt install openssl) "
-            "or the Python package cryptography (pip install cryptography)"
-        )
-    cert_dir.mkdir(parents=True, exist_ok=True)
-    cert, key = cert_dir / "cert.pem", cert_dir / "key.pem"
-    old_umask = os.umask(0o077)
-    try:
-        (_make_with_openssl if tool == "openssl" else _make_with_cryptography)(cert, key, hosts, days)
-    finally:
-        os.umask(old_umask)
-    key.chmod(0o600)
-    not_after = datetime.now(UTC) + timedelta(days=days)
-    meta = {"hosts": list(hosts), "not_after": not_after.isoformat(), "tool": tool}
-    (cert_dir / "cert.json").write_text(json.dumps(meta), encoding="utf-8")
-    return Certificate(cert, key, tuple(hosts), not_after, True)
-
-
-def ensure_certificate(cert_dir: Path, hosts: Sequence[str], days: int = CERT_DAYS) -> Certificate:
-    """The certificate in `cert_dir` if it covers `hosts` and is not about to expire, else a new one."""
-    cert, key, meta_path = cert_dir / "cert.pem", cert_dir / "key.pem", cert_dir / "cert.json"
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        not_after = datetime.fromisoformat(meta["not_after"])
-        covered = set(hosts) <= set(meta["hosts"])
-        if covered and cert.is_file() and key.is_file() and not_after - datetime.now(UTC) > RENEW_BEFORE:
-            return Certificate(cert, key, tuple(meta["hosts"]), not_after, False)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return make_certificate(cert_dir, hosts, days)
-
-
 # ---------------------------------------------------------------------- serving
 
 
@@ -393,6 +273,43 @@ def banner(addresses: Sequence[str], port: int, pin: str, cert: Certificate) -> 
     return "\n".join(lines)
 
 
+def warm_up(
+    url: str, timeout_s: float = WARM_TIMEOUT_S, context: ssl.SSLContext | None = None
+) -> float | None:
+    """Wait for the server at `url`, then have it run the page once; seconds the run took, or None.
+
+    Gives up (None) when the server never answers within `timeout_s`, when the process that started
+    this one is gone (the server stopped), or when the health check is off or fails.
+    """
+    parent = os.getppid()
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5, context=context) as r:
+                if r.read().strip() == b"ok":
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline or os.getppid() != parent:
+            return None
+        time.sleep(0.5)
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(
+            f"{url}/_stcore/script-health-check", timeout=timeout_s, context=context
+        ) as r:
+            ok = r.status == 200
+    except OSError:
+        return None
+    return time.monotonic() - t0 if ok else None
+
+
+def _warm_and_say(url: str, context: ssl.SSLContext | None = None) -> None:
+    took = warm_up(url, context=context)
+    if took is not None:
+        print(f"\n  页面已预热，可以打开了 / ready: {url} (warm-up {took:.1f} s)\n", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m page.serve",
@@ -403,7 +320,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--host", action="append", default=[], help="another address or name to certify")
     ap.add_argument("--dry-run", action="store_true", help="make the certificate, print, do not serve")
     ap.add_argument("--app", type=Path, default=ROOT / "app.py", help=argparse.SUPPRESS)
+    ap.add_argument("--warm", metavar="URL", help="only warm up the server at URL (make app runs this)")
     args = ap.parse_args(argv)
+    if args.warm:
+        _warm_and_say(args.warm)
+        return 0
     if not page_has_gate(args.app):
         print(
             f"make app-lan: {args.app} does not ask for the PIN (no require_pin() call), so it is not "
@@ -415,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     hosts = list(dict.fromkeys([*addresses, *args.host, "localhost", "127.0.0.1"]))
     try:
         cert = ensure_certificate(args.cert_dir, hosts)
-    except ServeError as exc:
+    except CertificateError as exc:
         print(f"make app-lan: {exc}", file=sys.stderr)
         return 2
     pin = new_pin()
@@ -425,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(" ".join(cmd))
         return 0
     env = {**os.environ, PIN_ENV: pin}
+    local = ssl.create_default_context(cafile=str(cert.cert))
+    threading.Thread(
+        target=_warm_and_say, args=(f"https://127.0.0.1:{args.port}", local), daemon=True
+    ).start()
     try:
         return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:

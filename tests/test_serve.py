@@ -11,28 +11,17 @@ import subprocess
 import sys
 import time
 import urllib.request
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from page import cert as C
 from page import serve
+from tests.test_cert import available_tools
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTS = ["192.168.1.23", "mahjong.local", "localhost", "127.0.0.1"]
-
-
-def _available_tools() -> list[str]:
-    tools = []
-    if shutil.which("openssl"):
-        tools.append("openssl")
-    try:
-        import cryptography  # noqa: F401
-
-        tools.append("cryptography")
-    except ImportError:
-        pass
-    return tools
+HOSTS = ["192.168.1.23", "localhost", "127.0.0.1"]
 
 
 # ---------------------------------------------------------------------- make
@@ -57,6 +46,18 @@ def test_make_app_listens_on_localhost_only_without_statistics():
 def test_make_app_lan_runs_page_serve():
     out = _make_n("app-lan")
     assert "-m page.serve --port 8501" in out
+
+
+def test_make_app_warms_the_page_up_beside_the_server():
+    out = _make_n("app")
+    assert "-m page.serve --warm http://127.0.0.1:8501 &" in out
+    assert "--server.scriptHealthCheckEnabled true" in out
+
+
+def test_warm_up_gives_up_when_no_server_answers():
+    t0 = time.monotonic()
+    assert serve.warm_up(f"http://127.0.0.1:{_free_port()}", timeout_s=1.5) is None
+    assert time.monotonic() - t0 < 10
 
 
 # ---------------------------------------------------------------------- PIN
@@ -209,57 +210,6 @@ def test_without_a_pin_the_page_shows_at_once(monkeypatch):
     assert "东家 +250" in _shown(at) and not at.text_input
 
 
-# ---------------------------------------------------------------------- certificate
-
-
-@pytest.mark.parametrize("tool", _available_tools())
-def test_certificate_names_the_lan_address_and_is_a_server_certificate(tmp_path, tool):
-    x509 = pytest.importorskip("cryptography.x509", reason="reading the certificate needs cryptography")
-    from cryptography.x509.oid import ExtendedKeyUsageOID
-
-    cert = serve.make_certificate(tmp_path / "c", HOSTS, days=30, tool=tool)
-    assert cert.made_now and cert.hosts == tuple(HOSTS)
-    assert cert.key.stat().st_mode & 0o777 == 0o600
-    c = x509.load_pem_x509_certificate(cert.cert.read_bytes())
-    san = c.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    assert san.get_values_for_type(x509.IPAddress) == [
-        ipaddress.ip_address("192.168.1.23"),
-        ipaddress.ip_address("127.0.0.1"),
-    ]
-    assert san.get_values_for_type(x509.DNSName) == ["mahjong.local", "localhost"]
-    eku = c.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
-    assert ExtendedKeyUsageOID.SERVER_AUTH in eku  # iOS refuses server certificates without it
-    assert c.extensions.get_extension_for_class(x509.BasicConstraints).value.ca is False
-    lifetime = c.not_valid_after_utc - c.not_valid_before_utc
-    assert timedelta(days=29) < lifetime < timedelta(days=31)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert.cert, cert.key)  # the key belongs to the certificate
-
-
-def test_certificate_is_reused_while_it_covers_the_addresses(tmp_path):
-    if not _available_tools():
-        pytest.skip("neither openssl nor cryptography")
-    d = tmp_path / "c"
-    first = serve.ensure_certificate(d, HOSTS)
-    pem = first.cert.read_bytes()
-    again = serve.ensure_certificate(d, ["192.168.1.23", "localhost"])
-    assert not again.made_now and again.cert.read_bytes() == pem
-    moved = serve.ensure_certificate(d, ["10.0.0.7", "localhost"])  # the laptop got a new address
-    assert moved.made_now and moved.cert.read_bytes() != pem
-    meta = json.loads((d / "cert.json").read_text())
-    meta["not_after"] = (datetime.now(UTC) + timedelta(hours=5)).isoformat()  # about to expire
-    (d / "cert.json").write_text(json.dumps(meta))
-    assert serve.ensure_certificate(d, ["10.0.0.7"]).made_now
-    (d / "cert.json").write_text("{broken")
-    assert serve.ensure_certificate(d, ["10.0.0.7"]).made_now
-
-
-def test_no_certificate_tool_says_what_to_install(tmp_path, monkeypatch):
-    monkeypatch.setattr(serve, "certificate_tool", lambda: None)
-    with pytest.raises(serve.ServeError, match="apt install openssl"):
-        serve.make_certificate(tmp_path, HOSTS)
-
-
 # ---------------------------------------------------------------------- addresses, banner, command
 
 
@@ -269,8 +219,8 @@ def test_lan_addresses_are_reachable_ipv4_addresses():
         assert ip.version == 4 and not ip.is_loopback and not ip.is_link_local
 
 
-def _fake_cert(tmp_path: Path, made_now: bool = True) -> serve.Certificate:
-    return serve.Certificate(
+def _fake_cert(tmp_path: Path, made_now: bool = True) -> C.Certificate:
+    return C.Certificate(
         tmp_path / "cert.pem", tmp_path / "key.pem", tuple(HOSTS), datetime.now(UTC), made_now
     )
 
@@ -312,7 +262,7 @@ def test_a_page_without_the_gate_is_not_served_to_the_network(tmp_path, capsys):
 
 
 def test_dry_run_makes_a_certificate_and_prints_the_command(tmp_path, monkeypatch, capsys):
-    if not _available_tools():
+    if not available_tools():
         pytest.skip("neither openssl nor cryptography")
     monkeypatch.setattr(serve, "lan_addresses", lambda: ["192.168.1.23"])
     gated = tmp_path / "gated.py"
@@ -335,12 +285,13 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_streamlit_really_serves_https_with_the_certificate(tmp_path):
-    """The flags work: a tiny page served by Streamlit answers over TLS verified against our certificate."""
-    if not _available_tools():
+    """The flags work: a tiny page served by Streamlit answers over TLS verified against our certificate,
+    and the warm-up runs the page once before any browser comes."""
+    if not available_tools():
         pytest.skip("neither openssl nor cryptography")
-    cert = serve.make_certificate(tmp_path / "c", ["localhost", "127.0.0.1"])
-    page = tmp_path / "tiny.py"
-    page.write_text("import streamlit as st\nst.write('ok')\n")
+    cert = C.make_certificate(tmp_path / "c", ["localhost", "127.0.0.1"])
+    page, ran = tmp_path / "tiny.py", tmp_path / "ran.txt"
+    page.write_text(f"import streamlit as st\nopen({str(ran)!r}, 'a').write('x')\nst.write('ok')\n")
     port = _free_port()
     cmd = serve.streamlit_command(cert, port=port, app=page, python=sys.executable)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -358,6 +309,9 @@ def test_streamlit_really_serves_https_with_the_certificate(tmp_path):
         assert body == "ok"
         with pytest.raises(OSError):  # plain HTTP is not served
             urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5)
+        assert not ran.exists()  # Streamlit runs a page only when asked
+        took = serve.warm_up(f"https://127.0.0.1:{port}", timeout_s=60, context=ctx)
+        assert took is not None and ran.read_text() == "x"
     finally:
         proc.terminate()
         out = proc.communicate(timeout=20)[0].decode(errors="replace")
