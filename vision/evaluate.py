@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.boxes import areas, intersections
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
@@ -60,16 +61,8 @@ class ImageResult:
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise IoU of boxes a (N x 4) and b (M x 4), xyxy."""
-    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
-    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
-    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    union = area_a[:, None] + area_b[None, :] - inter
+    inter = intersections(a, b)
+    union = areas(a)[:, None] + areas(b)[None, :] - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.boxes import areas, as_boxes, intersections
+
 #: A box "holds" another when at least this share of the other's area lies inside it.
 HOLDS = 0.7
 #: Two boxes are one tile when this share of the smaller one lies inside the larger and their
@@ -22,19 +24,10 @@ DUPLICATE_INSIDE = 0.8
 DUPLICATE_AREA = 1.6
 
 
-def _areas(boxes: np.ndarray) -> np.ndarray:
-    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
-
-
 def inside_share(boxes: np.ndarray) -> np.ndarray:
     """M[i, j] = share of box j's area that lies inside box i (diagonal 0)."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    ix1 = np.maximum(b[:, None, 0], b[None, :, 0])
-    iy1 = np.maximum(b[:, None, 1], b[None, :, 1])
-    ix2 = np.minimum(b[:, None, 2], b[None, :, 2])
-    iy2 = np.minimum(b[:, None, 3], b[None, :, 3])
-    inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
-    share = inter / np.maximum(_areas(b)[None, :], 1e-9)
+    b = as_boxes(boxes)
+    share = intersections(b, b) / np.maximum(areas(b)[None, :], 1e-9)
     np.fill_diagonal(share, 0.0)
     return share
 
@@ -50,10 +43,10 @@ def duplicate_boxes(boxes: np.ndarray, score: np.ndarray) -> np.ndarray:
 
     The better-scoring box of each duplicate pair is kept, so exactly one box stays per tile.
     """
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    b = as_boxes(boxes)
     score = np.asarray(score, dtype=np.float64)
     share = inside_share(b)
-    area = _areas(b)
+    area = areas(b)
     out = np.zeros(len(b), dtype=bool)
     for i in np.argsort(-score, kind="stable"):
         if out[i]:
@@ -71,7 +64,7 @@ def duplicate_boxes(boxes: np.ndarray, score: np.ndarray) -> np.ndarray:
 def keep_one_per_tile(boxes: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Bool per box: keep it. Span boxes go first (they would hide the tiles they hold from the
     duplicate test), then duplicates among the rest."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    b = as_boxes(boxes)
     keep = ~span_boxes(b)
     idx = np.flatnonzero(keep)
     if len(idx):

@@ -1,0 +1,26 @@
+"""Pairwise box geometry on xyxy arrays, shared by evaluation (IoU) and suppression (overlap share)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def as_boxes(boxes: np.ndarray) -> np.ndarray:
+    """Any box list as a float N x 4 array."""
+    return np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+
+
+def areas(boxes: np.ndarray) -> np.ndarray:
+    """Area of each box (0 for degenerate boxes)."""
+    b = as_boxes(boxes)
+    return np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)
+
+
+def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """M[i, j] = intersection area of box a[i] and box b[j]."""
+    a, b = as_boxes(a), as_boxes(b)
+    ix1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    iy1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    return np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
