@@ -252,6 +252,10 @@ def test_banner_without_a_network_says_so(tmp_path):
     assert "no network address found" in text and "https://<this computer's address>:8501" in text
 
 
+def test_the_page_calls_the_gate():
+    assert serve.page_has_gate(ROOT / "app.py")  # else make app-lan refuses to serve it
+
+
 def test_a_page_without_the_gate_is_not_served_to_the_network(tmp_path, capsys):
     bare = tmp_path / "bare.py"
     bare.write_text("import streamlit as st\nst.write('scorebook')\n")
