@@ -32,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,27 +81,21 @@ def start_server(
     env.pop("MAHJONG_PIN", None)
     if fake:
         env["MAHJONG_DETECTOR"] = "tests.test_app:fake_detect"
-    from page.serve import STREAMLIT_FLAGS
+    from page.serve import STREAMLIT_FLAGS, wait_healthy
 
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(app), *STREAMLIT_FLAGS,
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
     ]  # fmt: skip
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = data_dir / "streamlit.log"  # a file, not a pipe nobody reads (a full pipe would stall it)
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, url, time.perf_counter() - t0
-        except OSError:
-            pass
-        if proc.poll() is not None or time.perf_counter() - t0 > TIMEOUT_S:
-            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            proc.kill()
-            raise SystemExit(f"streamlit did not start:\n{out[-2000:]}")
-        time.sleep(0.2)
+    if not wait_healthy(url, TIMEOUT_S, alive=lambda: proc.poll() is None):
+        proc.kill()
+        raise SystemExit(f"streamlit did not start:\n{log.read_text(errors='replace')[-2000:]}")
+    return proc, url, time.perf_counter() - t0
 
 
 def _browser(profile: Path):

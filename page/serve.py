@@ -273,6 +273,24 @@ def banner(addresses: Sequence[str], port: int, pin: str, cert: Certificate) -> 
     return "\n".join(lines)
 
 
+def wait_healthy(
+    url: str, timeout_s: float, context: ssl.SSLContext | None = None, alive=lambda: True
+) -> bool:
+    """Wait until the Streamlit server at `url` answers its health check; False after `timeout_s` or
+    as soon as `alive()` says the server is gone."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5, context=context) as r:
+                if r.read().strip() == b"ok":
+                    return True
+        except OSError:
+            pass
+        if time.monotonic() > deadline or not alive():
+            return False
+        time.sleep(0.3)
+
+
 def warm_up(
     url: str, timeout_s: float = WARM_TIMEOUT_S, context: ssl.SSLContext | None = None
 ) -> float | None:
@@ -282,17 +300,8 @@ def warm_up(
     this one is gone (the server stopped), or when the health check is off or fails.
     """
     parent = os.getppid()
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5, context=context) as r:
-                if r.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or os.getppid() != parent:
-            return None
-        time.sleep(0.5)
+    if not wait_healthy(url, timeout_s, context, alive=lambda: os.getppid() == parent):
+        return None
     t0 = time.monotonic()
     try:
         with urllib.request.urlopen(
