@@ -195,19 +195,25 @@ def photo_input(detector: Detector | None) -> Photo:
 
 
 def start_new_hand(announce: bool) -> None:
-    """Every per-hand input back to its default; the dealer as the scorebook carries it."""
-    dealer = None
+    """Every per-hand input back to its default; the dealer (and the 长毛 count of drawn hands before
+    this one) as the scorebook carries them."""
+    dealer, draws = None, 0
     book = scorebook()
     if book is not None:
         try:
             ev = book.current()
-            dealer = book.standing(ev.id).dealer if ev else None
+            standing = book.standing(ev.id) if ev else None
         except Exception:  # noqa: BLE001 - a scorebook problem must not block scoring
-            dealer = None
-    form.new_hand(st.session_state, dealer)
+            standing = None
+        if standing is not None:
+            dealer, draws = standing.dealer, int(getattr(standing, "draws", 0) or 0)
+    ss = st.session_state
+    form.new_hand(ss, dealer)
+    if draws and form.PREFIX + "changmao" in ss:  # only presets with 长毛 have the field
+        ss[form.PREFIX + "changmao"] = draws
     if announce:
-        d = seat_name(st.session_state[form.PREFIX + "dealer"])
-        st.session_state["new_hand_note"] = Words(
+        d = seat_name(ss[form.PREFIX + "dealer"])
+        ss["new_hand_note"] = Words(
             f"新的一局：本局情况已重置（庄家 {d}，自摸，没有混指示牌）。",
             f"A new hand: the situation is back to its defaults (dealer {d}, self-draw, no 混 indicator).",
         )
@@ -967,7 +973,7 @@ def _book_draw(evening_id: int) -> None:
     """黄庄: recorded (the dealer stays, 长毛 grows); the next photo starts the next hand."""
     book = scorebook()
     if book is not None:
-        book.record_draw(evening_id, dealer=st.session_state.get(form.PREFIX + "dealer"))
+        book.record_draw(evening_id)  # the hand after the last recorded one: the book knows its dealer
         start_new_hand(announce=True)
 
 

@@ -525,3 +525,17 @@ def test_the_lan_page_shows_nothing_before_the_pin(app, monkeypatch):
     at.button[0].click().run()
     _no_traceback(at)
     assert _payments(at) == SAMPLE_PAYS
+
+
+def test_a_drawn_hand_carries_changmao_into_the_next_online_hand(app):
+    """辽阳在线: after a 黄庄 the next hand starts with 长毛 1 (the scorebook counts the draws)."""
+    at = app.run()
+    at.selectbox(key="sit_preset").set_value("liaoyang-online").run()
+    at.button(key="record").click().run()
+    at.button(key="draw").click().run()
+    _no_traceback(at)
+    assert at.number_input(key="sit_changmao").value == 1
+    _upload(at, "next.png", _sample_png())
+    assert (
+        at.number_input(key="sit_changmao").value == 1 and at.segmented_control(key="sit_dealer").value == "S"
+    )
