@@ -541,6 +541,12 @@ def hand_line(photo: Photo, tiles: WinnerTiles) -> None:
         )
 
 
+def _store_choice(target: dict, role: str, key: str) -> None:
+    """A meld's kind or a face-down kong's tile, stored before the page is drawn again (the score
+    above the widget then already counts it)."""
+    target[role] = st.session_state[key]
+
+
 def meld_kinds(photo: Photo) -> None:
     """Each meld's kind (吃/碰/明杠/补杠/暗杠), asked where the reader was unsure."""
     pk = photo.widget_prefix
@@ -562,6 +568,8 @@ def meld_kinds(photo: Photo) -> None:
             format_func=KIND_ZH.get,
             horizontal=True,
             key=f"kind_{pk}_{role}",
+            on_change=_store_choice,
+            args=(photo.meld_kinds, role, f"kind_{pk}_{role}"),
         )
         if photo.meld_kinds[role] == "concealed_kong" and all(f == "back" for f in members):
             photo.kong_faces[role] = st.selectbox(
@@ -569,6 +577,8 @@ def meld_kinds(photo: Photo) -> None:
                 FACE_NAMES,
                 format_func=tile_name,
                 key=f"kongface_{pk}_{role}",
+                on_change=_store_choice,
+                args=(photo.kong_faces, role, f"kongface_{pk}_{role}"),
             )
 
 

@@ -210,6 +210,11 @@ def test_full_keyboard_and_grouping(app):
     assert at.radio(key=f"kind_{pk}_meld1").value == "pong"
     at.selectbox(key="sit_indicator").set_value("9m").run()
     assert _payments(at)
+    # a meld's kind counts at once (the score above the radio is drawn after the change)
+    at.radio(key=f"kind_{pk}_meld1").set_value("concealed_kong").run()
+    _no_traceback(at)
+    assert at.session_state.photo.meld_kinds["meld1"] == "concealed_kong"
+    assert "暗杠是 4 张牌" in _texts(at, "warning")
 
 
 def test_add_a_missed_tile(app):
