@@ -25,7 +25,11 @@ A `Preset` carries:
 * settlement numbers: `settlement` style (`liaoyang` capped shares / `anshan` 2^n), `di` (底),
   `bao_amounts`, `baosanjia` (包三家), `wind_order_option`.
 
-`Preset.words` lists the option and item explanations; `Preset.item_words(key)` finds one item's.
+`Preset.item_words(key, side)` finds one item's words; `Preset.extra(key)` one extra input.
+
+For the page, besides this table: `rules.names` (tile/seat/kind names, `PRESET_SHORT`),
+`rules.errors.ERROR_WORDS` (player words per `HandError.code`), `rules.hand.WIN_FLAGS`, and
+`rules.waits(hand)` (听牌: each winning tile with its 番 and payments, the 混 apart).
 """
 
 from __future__ import annotations
