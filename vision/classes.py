@@ -7,12 +7,13 @@ Face codes are the scoring engine's canonical tile codes (see `rules`), plus `ba
 from __future__ import annotations
 
 from rules.names import BACK_ZH, TILE_ZH
+from rules.tiles import CODES, DRAGONS, WINDS
 
 SUITS = ("m", "p", "s")
-HONOURS = ("E", "S", "W", "N", "C", "F", "P")
+HONOURS = WINDS + DRAGONS
 
-#: 34 faces in class order, then `back`.
-CLASS_NAMES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in range(1, 10)) + HONOURS + ("back",)
+#: The one vocabulary: the scoring engine's 34 tile codes in its own order, then `back`.
+CLASS_NAMES: tuple[str, ...] = (*CODES, "back")
 NUM_CLASSES = len(CLASS_NAMES)
 BACK = "back"
 BACK_ID = CLASS_NAMES.index(BACK)
