@@ -218,7 +218,7 @@ class Scorebook:
                     )
                 con.executescript(_SCHEMA)
                 con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:
             raise ScorebookError(f"记分本文件打不开 {self.path}: {exc}") from exc
 
     # ------------------------------------------------------------------ connections

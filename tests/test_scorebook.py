@@ -247,6 +247,8 @@ def test_a_file_that_is_not_a_scorebook_says_so(tmp_path):
     bad.write_bytes(b"this is not a database" * 100)
     with pytest.raises(ScorebookError, match="打不开"):
         Scorebook(bad)
+    with pytest.raises(ScorebookError, match="打不开"):  # its folder is a file
+        Scorebook(bad / "book.sqlite")
 
 
 def test_csv_has_a_bom_chinese_headers_running_totals_and_safe_names(book):
