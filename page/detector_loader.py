@@ -8,10 +8,8 @@ so they live here; app.py only caches the loaders per model file (st.cache_resou
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -30,21 +28,10 @@ def plugin_detector(plug: str) -> Detector:
     return Detector(getattr(importlib.import_module(module), name), f"plugin:{plug}")
 
 
-def model_version(path: str | Path, meta: dict) -> str:
-    """`model.json@<12 hex>`: a hash of the model file and the weight files it names (`detector`,
-    `classifier`), so a retrained model gets a new version even when its file name stays."""
-    path = Path(path)
-    digest = hashlib.sha256(path.read_bytes())
-    for key in ("detector", "classifier"):
-        weights = meta.get(key)
-        if weights and (path.parent / weights).is_file():
-            digest.update((path.parent / weights).read_bytes())
-    return f"{path.name}@{digest.hexdigest()[:12]}"
-
-
 def model_detector(path: str) -> Detector:
     """Load a model file (model.json or .pt) with `vision.detect`; raises whatever loading raises."""
     from vision import detect as vdetect
+    from vision import manifest
 
     model = vdetect.load_model(path)
-    return Detector(lambda rgb: vdetect.detect(rgb, model=model), model_version(path, model.meta))
+    return Detector(lambda rgb: vdetect.detect(rgb, model=model), manifest.version_of(path))

@@ -69,3 +69,17 @@ def test_loader_refuses_a_classifier_whose_outputs_do_not_match(tmp_path):
     manifest.write(tmp_path / "model.json", manifest.ModelManifest(detector="d.pt", classifier="c.pt"))
     with pytest.raises(manifest.ModelFileError, match="37 outputs"):
         load_model(tmp_path / "model.json")
+
+
+def test_version_changes_with_the_weights_it_names(tmp_path):
+    path = manifest.write(
+        tmp_path / "model.json", manifest.ModelManifest(detector="det.pt", classifier="missing.pt")
+    )
+    (tmp_path / "det.pt").write_bytes(b"weights-1")
+    v1 = manifest.version_of(path)
+    assert v1.startswith("model.json@") and len(v1) == len("model.json@") + 12
+    (tmp_path / "det.pt").write_bytes(b"weights-2")  # retrained: same names, new version
+    assert manifest.version_of(path) != v1
+    bare = tmp_path / "tiny.pt"
+    bare.write_bytes(b"x")
+    assert manifest.version_of(bare).startswith("tiny.pt@")

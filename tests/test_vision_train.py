@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from vision import crops as vcrops
 from vision import data
 from vision.classes import CLASS_ID
 from vision.detect import MODELS_DIR, detect, load_model
@@ -64,9 +65,9 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     )
     assert det2.is_file()
 
-    crops = train.load_crops([src], "train")
-    assert crops.x.shape == (12, train.SRC_H, train.SRC_W, 3)
-    cls = train.train_classifier(crops, tmp_path / "cls", epochs=1, batch_size=8, val=train.val_crops(src))
+    crops = vcrops.load_crops([src], "train")
+    assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
+    cls = train.train_classifier(crops, tmp_path / "cls", epochs=1, batch_size=8, val=vcrops.val_crops(src))
     assert cls.is_file()
 
     model_json = train.ship(det, cls, conf=0.01, det_imgsz=64, models_dir=tmp_path / "models")
@@ -115,12 +116,11 @@ def test_close_up_photos_are_repeated_in_the_assembled_train_split(tmp_path, mon
 
 
 def test_other_crops_come_from_tile_free_photos_only(tmp_path):
-    from vision import train
     from vision.classes import OTHER_ID
 
     src = _make_dataset(tmp_path / "src")
     (src / "train" / "labels" / "1.txt").write_text("")
-    negatives = train.negative_images([src])
+    negatives = vcrops.negative_images([src])
     assert negatives == [src / "train" / "images" / "1.png"]
     calls = []
 
@@ -129,11 +129,11 @@ def test_other_crops_come_from_tile_free_photos_only(tmp_path):
         return np.array([[10, 20, 36, 54], [48, 20, 74, 54]], np.float64)
 
     cache = tmp_path / "other.npz"
-    crops = train.other_crops(negatives, two_boxes, cache)
-    assert crops.x.shape == (2, train.SRC_H, train.SRC_W, 3)
+    crops = vcrops.other_crops(negatives, two_boxes, cache)
+    assert crops.x.shape == (2, vcrops.SRC_H, vcrops.SRC_W, 3)
     assert crops.y.tolist() == [OTHER_ID, OTHER_ID]
     assert calls == [(96, 128, 3)]
-    again = train.other_crops(negatives, two_boxes, cache)  # from the cache: the detector is not run
+    again = vcrops.other_crops(negatives, two_boxes, cache)  # from the cache: the detector is not run
     assert calls == [(96, 128, 3)] and np.array_equal(again.x, crops.x)
 
 
@@ -141,13 +141,12 @@ def test_other_crop_boxes_come_from_the_plain_view(monkeypatch):
     """`other` crops are boxes on ordinary photos: the aspect views (chosen by detector mass alone
     for a bare detector) must not change which boxes the shipped classifier was trained on."""
     from vision import detect as vdetect
-    from vision import train
 
     weights = vdetect.MODELS_DIR / "tile_detector.pt"
     if not weights.is_file():
         pytest.skip("no shipped detector")
     seen = []
     monkeypatch.setattr(vdetect, "detect", lambda rgb, **kw: seen.append(kw) or [])
-    boxes = train.detector_boxes(weights, 384)(np.zeros((32, 32, 3), np.uint8))
+    boxes = vcrops.detector_boxes(weights, 384)(np.zeros((32, 32, 3), np.uint8))
     assert len(boxes) == 0 and seen and seen[0]["aspect_views"] is False
     assert seen[0]["model"].conf == 0.3 and seen[0]["model"].det_imgsz == 384

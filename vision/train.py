@@ -23,17 +23,13 @@ import torch.nn.functional as F
 
 from vision import _env, data, manifest, replay
 from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER, OTHER_ID
-from vision.crops import (  # noqa: F401  (SRC_*, load_crops: re-exported for older callers)
+from vision.crops import (
     OTHER_REPEAT,
-    SRC_H,
-    SRC_MARGIN,
-    SRC_W,
     CropSet,
     augment,
     classifier_crops,
     detector_boxes,
     evaluate_classifier,
-    load_crops,
     negative_images,
     other_crops,
     val_crops,
