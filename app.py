@@ -1154,6 +1154,8 @@ def learn_my_tiles() -> None:
 
 def main() -> None:
     st.set_page_config(page_title="辽宁麻将计分", page_icon="🀄", layout="centered")
+    if os.environ.get("MAHJONG_PIN"):
+        get_detector()  # load the shared model before the gate, so make app-lan's warm-up loads it (shows nothing)
     require_pin()  # the PIN gate of `make app-lan` (page.serve); nothing without MAHJONG_PIN
     st.html(_CSS)
     st.html(_key_css())
