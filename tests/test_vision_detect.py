@@ -136,7 +136,8 @@ def _model_with_other_classifier(tmp_path: Path, other_bias: float) -> Path:
     import torch
 
     from vision.classes import OTHER_ID
-    from vision.detect import MODELS_DIR, TileNet
+    from vision.detect import MODELS_DIR
+    from vision.tilenet import TileNet
 
     net = TileNet(num_classes=OTHER_ID + 1)
     with torch.no_grad():
@@ -168,7 +169,7 @@ def test_other_output_is_never_a_detection_class(tmp_path):
 def test_classifier_with_unexpected_outputs_is_refused(tmp_path):
     import torch
 
-    from vision.detect import TileNet
+    from vision.tilenet import TileNet
 
     path = _model_with_other_classifier(tmp_path, other_bias=0.0)
     torch.save(TileNet(num_classes=40).state_dict(), tmp_path / "cls.pt")

@@ -253,8 +253,8 @@ def extract_crops(
     source index lets callers split by photo, never by crop (crops of one photo are correlated).
     Unreadable images are skipped: one bad file in a folder of saved labels must not stop training.
     """
-    from vision.detect import crop_tiles
     from vision.imageio import ImageLoadError, load_image
+    from vision.tilenet import crop_tiles
 
     crops, classes, owners = [], [], []
     for idx, image in enumerate(images):

@@ -25,16 +25,7 @@ from vision import _env, manifest
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.imageio import load_image
 from vision.suppress import keep_one_per_tile
-from vision.tilenet import (  # noqa: F401  (re-exported: callers read the net and crops from here too)
-    CROP_H,
-    CROP_MARGIN,
-    CROP_W,
-    TileNet,
-    classifier_outputs,
-    classify_crops,
-    crop_tiles,
-    crops_to_tensor,
-)
+from vision.tilenet import TileNet, classifier_outputs, classify_crops, crop_tiles
 
 MODELS_DIR = _env.REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "model.json"
