@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision import data, manifest, replay
+from vision import data, durable, manifest, replay
 from vision.classes import CLASS_NAMES
 from vision.crops import SRC_H, SRC_MARGIN, SRC_W, CropSet, augment
 from vision.tilenet import TileNet, classifier_outputs
@@ -73,17 +71,6 @@ def read_progress(out_dir: str | Path) -> dict | None:
         return None
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class Progress:
     """Writes progress.json atomically (the page polls it from another process)."""
 
@@ -103,14 +90,18 @@ class Progress:
             "error": error,
             "time": time.time(),
         }
-        _atomic_write(self.path, json.dumps(record, ensure_ascii=False) + "\n")
+        durable.replace_synced(
+            self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode(), self.path.parent
+        )
         if self.echo:
             self.echo(f"{stage} {record['fraction']:.0%}: {en}")
 
 
 def _check_out_dir(out_dir: Path) -> None:
     """Refuse folders that would overwrite shipped or earlier models."""
-    models = (Path(__file__).resolve().parent.parent / "models").resolve()
+    from vision.detect import MODELS_DIR
+
+    models = MODELS_DIR.resolve()
     target = out_dir.resolve()
     if target == models or models in target.parents:
         raise AdaptError(

@@ -10,11 +10,10 @@ is, and the loader compares them with `vision.classes` (the one vocabulary).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from vision import durable
 from vision.classes import CLASS_NAMES, OTHER
 
 FORMAT_VERSION = 2
@@ -117,16 +116,8 @@ def write(path: str | Path, m: ModelManifest) -> Path:
     """Write model.json atomically (a reader never sees half a file)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".model-", suffix=".json.tmp", dir=p.parent)
-    os.chmod(tmp, 0o644)  # mkstemp makes it private; a model file is meant to be read by anyone
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(m.to_dict(), f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = json.dumps(m.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    durable.replace_synced(p, text.encode("utf-8"), p.parent)
     return p
 
 
