@@ -71,12 +71,18 @@ def test_record_a_win_keeps_hand_result_photo_and_totals(book):
     assert book.find_photo("ab" * 32).number == 1 and book.find_photo("cd" * 32) is None
 
 
-def test_totals_add_up_over_hands(book):
+def _two_hands(book) -> tuple[dict, dict]:
+    """A new evening with LY-1 (photo p1) then LY-2 (photo p2) recorded; returns their results."""
     book.start_evening()
     h1, r1 = _example("LY-1")
     h2, r2 = _example("LY-2")
     book.record_hand(h1, r1, "p1")
     book.record_hand(h2, r2, "p2")
+    return r1, r2
+
+
+def test_totals_add_up_over_hands(book):
+    r1, r2 = _two_hands(book)
     totals = book.standing().totals
     assert totals == {s: r1["payments"][s] + r2["payments"][s] for s in sb.SEATS}
     assert sum(totals.values()) == 0
@@ -149,16 +155,12 @@ def test_the_same_photo_and_hand_is_not_recorded_twice(book):
 
 
 def test_undo_removes_the_last_hand_only(book):
-    book.start_evening()
-    h1, r1 = _example("LY-1")
-    h2, r2 = _example("LY-2")
-    book.record_hand(h1, r1, "p1")
-    book.record_hand(h2, r2, "p2")
+    r1, r2 = _two_hands(book)
     undone = book.undo_last()
     assert undone.number == 2 and undone.photo_hash == "p2"
     assert [h.number for h in book.history()] == [1]
     assert book.standing().totals == r1["payments"]
-    assert book.record_hand(h2, r2, "p2").number == 2  # re-recording after undo works
+    assert book.record_hand(_example("LY-2")[0], r2, "p2").number == 2  # re-recording after undo works
     book.undo_last()
     book.undo_last()
     assert book.undo_last() is None
