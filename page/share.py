@@ -7,8 +7,9 @@ scored and recorded.
 
 The picture is drawn with Pillow. Tiles are labelled rectangles (五/万, 东, 中 …) grouped as the
 engine read them; the winning tile has a red frame and 胡 above it, a 混 is gold with what it stands
-for. Chinese needs a CJK font (`fonts-wqy-zenhei`, or env `MAHJONG_SHARE_FONT`); without one the
-picture falls back to Pillow's own font and ASCII words (tile codes, E/S/W/N) so it stays readable.
+for. Chinese is drawn with the shipped CJK font (`vision.fonts`; env `MAHJONG_SHARE_FONT` picks
+another); should no CJK font be found at all, the picture falls back to Pillow's own font and ASCII
+words (tile codes, E/S/W/N) so it stays readable.
 
 Intended use in app.py:
 
@@ -34,10 +35,14 @@ from PIL import Image, ImageDraw, ImageFont
 from rules.hand import SEATS
 from rules.names import KIND_ZH, SEAT_ZH, WIN_BY_ZH, tile_name
 from rules.presets import PRESETS
+from vision.fonts import SHIPPED_CJK_FONT
 
 FONT_ENV = "MAHJONG_SHARE_FONT"
-#: CJK fonts tried in order (Debian paths of fonts-wqy-zenhei, fonts-wqy-microhei, fonts-noto-cjk).
+#: CJK fonts tried in order after `$MAHJONG_SHARE_FONT`: the shipped font first, so the picture looks
+#: the same on every machine; then Debian's fonts-wqy-zenhei, fonts-wqy-microhei and fonts-noto-cjk,
+#: for an install that lacks the shipped file.
 FONT_CANDIDATES: tuple[str, ...] = (
+    str(SHIPPED_CJK_FONT),
     "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
@@ -230,6 +235,11 @@ def result_text(
 
 @lru_cache(maxsize=4)
 def _font_path() -> str | None:
+    """`$MAHJONG_SHARE_FONT` when it is a file, else the first of `FONT_CANDIDATES` found, else None.
+
+    A character the chosen font lacks (a rare given-name character, an emoji) is drawn as the
+    font's missing-glyph box: visible, and never an error.
+    """
     env = os.environ.get(FONT_ENV)
     if env and Path(env).is_file():
         return env

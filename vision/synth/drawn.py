@@ -25,6 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.classes import FACE_NAMES
+from vision.fonts import SHIPPED_CJK_FONT, shipped_cjk_font
 from vision.synth.faces import FACE_H, FACE_W, FaceBank, cached_bank, default_cache_dir
 
 #: Bump when drawing changes, so cached banks are rebuilt.  Version 3 added the prints of
@@ -39,22 +40,8 @@ _W, _H = FACE_W * SUPER, FACE_H * SUPER
 #: Glyphs are rasterised once at this pixel size, then scaled into their boxes.
 _GLYPH_PX = 160
 
-#: Where fonts are searched, and which file names count as CJK fonts (in order of preference).
-FONT_DIRS: tuple[Path, ...] = (
-    Path("/usr/share/fonts"),
-    Path("/usr/local/share/fonts"),
-    Path.home() / ".local" / "share" / "fonts",
-    Path.home() / ".fonts",
-)
-FONT_PATTERNS: tuple[str, ...] = (
-    "wqy-zenhei.ttc",
-    "wqy-microhei.ttc",
-    "NotoSansCJK*.ttc",
-    "NotoSansCJK*.otf",
-    "NotoSerifCJK*.ttc",
-    "NotoSerifCJK*.otf",
-    "DroidSansFallback*",
-)
+#: Environment variable naming another font to draw with.
+FONT_ENV = "VISION_CJK_FONT"
 
 _NUMERALS = "一二三四五六七八九"
 _WINDS = ("東南西北", "东南西北")
@@ -65,29 +52,29 @@ BGR = tuple[int, int, int]
 
 
 def find_cjk_font() -> Path:
-    """A font that has the tile characters: `$VISION_CJK_FONT`, else the first known CJK font found.
+    """The font the tile characters are drawn with: `$VISION_CJK_FONT`, else the shipped font.
 
-    An explicit `$VISION_CJK_FONT` that is not a file is an error, not silently replaced: the user
-    asked for that font.
+    Never a system font: the drawn bank is training data, and one seed should draw the same faces
+    on every machine, whatever fonts it has installed.  The shipped font (`vision.fonts`, a Noto
+    Sans CJK SC subset) holds every character drawn here.  To draw with another font (the round-4
+    classifier's drawn scenes used WenQuanYi Zen Hei), set `$VISION_CJK_FONT` to it; the bank's
+    cache key names the font, so banks of different fonts never mix.  An explicit
+    `$VISION_CJK_FONT` that is not a file is an error, not silently replaced: the user asked for
+    that font.
     """
-    env = os.environ.get("VISION_CJK_FONT")
+    env = os.environ.get(FONT_ENV)
     if env:
         p = Path(env)
         if not p.is_file():
-            raise FileNotFoundError(
-                f"VISION_CJK_FONT={env} is not a font file (set it to a CJK .ttf/.ttc/.otf)"
-            )
+            raise FileNotFoundError(f"{FONT_ENV}={env} is not a font file (set it to a CJK .ttf/.ttc/.otf)")
         return p
-    for pattern in FONT_PATTERNS:
-        for d in FONT_DIRS:
-            if d.is_dir():
-                hits = sorted(h for h in d.rglob(pattern) if h.is_file())
-                if hits:
-                    return hits[0]
-    raise FileNotFoundError(
-        "no CJK font found for drawn tile faces: install one (`apt install fonts-wqy-zenhei`) "
-        "or set VISION_CJK_FONT to a .ttf/.ttc/.otf with Chinese characters"
-    )
+    shipped = shipped_cjk_font()
+    if shipped is None:
+        raise FileNotFoundError(
+            f"the shipped CJK font {SHIPPED_CJK_FONT} is missing (reinstall the project, or set "
+            f"{FONT_ENV} to a .ttf/.ttc/.otf with Chinese characters)"
+        )
+    return shipped
 
 
 @lru_cache(maxsize=8)
