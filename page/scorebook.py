@@ -37,17 +37,21 @@ Intended use in app.py (the page engineer wires it):
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
+import functools
 import io
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
+from page.words import Words
 from rules.hand import SEATS
 from rules.names import PRESET_SHORT, WIN_BY_ZH, seat_name
 
@@ -78,20 +82,40 @@ DEALER_RULES: dict[str, DealerRule] = {
 }
 
 
+#: Every `ScorebookError.kind`: what the page can do about it differs (try again when "locked",
+#: free space when "disk_full", use another file for the rest), so the page can tell them apart.
+FAULT_KINDS = ("corrupt", "read_only", "disk_full", "newer_version", "locked", "other")
+
+
 class ScorebookError(ValueError):
-    """Bad input to the scorebook, with one sentence a player can read (Chinese first)."""
+    """Anything the scorebook cannot do, as one sentence in both languages (`.words`, a `Words`).
+
+    `.kind` is one of FAULT_KINDS; bad input (an invalid result, an unknown seat, no evening yet) is
+    "other". It stays a ValueError, and `str()` carries both sentences, for callers that only log it.
+    """
+
+    def __init__(self, words: Words | str, kind: str = "other") -> None:
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown scorebook fault kind {kind!r}")
+        self.words = words if isinstance(words, Words) else Words(words, words)
+        self.kind = kind
+        zh, en = self.words
+        super().__init__(zh if zh == en else f"{zh} ({en})")
+
+
+_NOT_STARTED = Words("还没有开始记分", "no evening has been started yet")
 
 
 def next_dealer(preset: str, dealer: str, winner: str | None) -> str:
     """Who deals the next hand; `winner` None means 黄庄 (nobody won)."""
     rule = DEALER_RULES.get(preset)
     if rule is None:
-        raise ScorebookError(f"未知规则 {preset!r} (unknown preset)")
-    _check_seat(dealer, "庄家 dealer")
+        raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
+    _check_seat(dealer, ("庄家", "dealer"))
     if winner is None:
         stays = rule.stays_on_draw
     else:
-        _check_seat(winner, "赢家 winner")
+        _check_seat(winner, ("赢家", "winner"))
         stays = rule.stays_on_dealer_win and winner == dealer
     if stays:
         return dealer
@@ -165,6 +189,135 @@ def default_path() -> Path:
     return Path(os.environ.get(ENV_DATA_DIR) or DEFAULT_DATA_DIR).expanduser() / FILE_NAME
 
 
+# ---------------------------------------------------------------------- the file's faults, in words
+
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_READ_ONLY_CODES = {8}  # SQLITE_READONLY (every extended code)
+_FULL_CODES = {13}  # SQLITE_FULL
+_LOCKED_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_CANTOPEN = 14
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+def fault_kind(exc: BaseException, path: Path) -> str:
+    """Which of FAULT_KINDS an error from sqlite3, the OS or a stored JSON text is."""
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code in _CORRUPT_CODES:
+            return "corrupt"
+        if code in _READ_ONLY_CODES:
+            return "read_only"
+        if code in _FULL_CODES:
+            return "disk_full"
+        if code in _LOCKED_CODES:
+            return "locked"
+        if code == _CANTOPEN and _exists_but_not_writable(path):
+            return "read_only"  # a read-only mount: the -wal and -shm files cannot be made
+        return "other"
+    if isinstance(exc, OSError):
+        if exc.errno in _FULL_ERRNOS:
+            return "disk_full"
+        if exc.errno in _READ_ONLY_ERRNOS:
+            return "read_only"
+        return "other"
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        return "corrupt"  # a row the file gave back is not the JSON text that was written
+    return "other"
+
+
+def _exists_but_not_writable(path: Path) -> bool:
+    folder = path.parent
+    if not folder.is_dir():
+        return False
+    if path.exists():
+        return not (os.access(path, os.W_OK) and os.access(folder, os.W_OK))
+    return not os.access(folder, os.W_OK)
+
+
+def fault_words(kind: str, path: Path, detail: str, busy_s: float = BUSY_TIMEOUT_S) -> Words:
+    """The sentence the page shows for a fault: what happened, that scoring still works, what to do."""
+    if kind == "corrupt":
+        return Words(
+            f"记分本文件坏了：{path}（{detail}）；这一局照样能算分，记分本请换一个文件（MAHJONG_SCOREBOOK）",
+            f"The scorebook file is damaged: {path} ({detail}); this hand still scores — "
+            "set MAHJONG_SCOREBOOK to another file for the scorebook",
+        )
+    if kind == "read_only":
+        return Words(
+            f"记分本文件只能读、不能写：{path}，没记上；这一局照样能算分，请让它能写，或换一个文件（MAHJONG_SCOREBOOK）",
+            f"The scorebook file is read-only: {path}, nothing was recorded; this hand still scores — "
+            "make it writable or set MAHJONG_SCOREBOOK to another file",
+        )
+    if kind == "disk_full":
+        return Words(
+            f"磁盘满了，没记上（{path}）；这一局照样能算分，腾出空间后再记一次",
+            f"The disk is full, nothing was recorded ({path}); this hand still scores — "
+            "free some space and record it again",
+        )
+    if kind == "locked":
+        return Words(
+            f"记分本正被别的程序占用，等了 {busy_s:g} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
+            f"The scorebook is busy in another program; waited {busy_s:g} s ({path}); "
+            "this hand still scores — try again",
+        )
+    return Words(
+        f"记分本文件打不开：{path}（{detail}）；这一局照样能算分",
+        f"The scorebook file cannot be used: {path} ({detail}); this hand still scores",
+    )
+
+
+def file_fault(exc: BaseException, path: Path, busy_s: float = BUSY_TIMEOUT_S) -> ScorebookError:
+    """`exc` (from sqlite3, the OS or a stored row) as a ScorebookError the page can show."""
+    kind = fault_kind(exc, path)
+    return ScorebookError(fault_words(kind, path, str(exc), busy_s), kind)
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def in_words(method: _Method) -> _Method:
+    """Decorate a method of an object with `.path` (and `.busy_s`): any fault of the file, on a read
+    or a write, reaches the caller as a ScorebookError, never as a bare sqlite3 or OS traceback."""
+
+    @functools.wraps(method)
+    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except ScorebookError:
+            raise
+        except (sqlite3.Error, OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise file_fault(exc, self.path, getattr(self, "busy_s", BUSY_TIMEOUT_S)) from exc
+
+    return guarded  # type: ignore[return-value]
+
+
+def connect(path: Path, busy_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) that waits `busy_s` for a lock."""
+    con = sqlite3.connect(path, timeout=busy_s, isolation_level=None)
+    try:
+        con.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
+        con.execute("PRAGMA foreign_keys=ON")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+@contextlib.contextmanager
+def write_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken with the write lock at once so reads inside it stay true."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield con
+    except BaseException:
+        if con.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # the error being raised says more
+                con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS evenings (
     id INTEGER PRIMARY KEY,
@@ -193,7 +346,15 @@ CREATE TABLE IF NOT EXISTS hands (
     UNIQUE (evening_id, number)
 );
 CREATE INDEX IF NOT EXISTS hands_photo ON hands (evening_id, photo_hash);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);
 """
+#: The tables a file needs before this code can use it; `settings` came later and is optional to read
+#: (an older file opened read-only has none), so the schema version did not change with it.
+_TABLES = ("evenings", "hands", "settings")
+CURRENT_EVENING = "current_evening"  # settings key: the evening 新的一晚 or 重开 made current
 
 _HAND_COLS = (
     "id, evening_id, number, recorded_at, preset, dealer, next_dealer, winner, win_by, "
@@ -201,71 +362,133 @@ _HAND_COLS = (
 )
 
 
-class Scorebook:
-    """The scorebook file. Cheap to create; every method opens and closes its own connection."""
+@dataclass(frozen=True)
+class _Win:
+    """A scored win checked and turned into the columns of one hands row."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    preset: str
+    dealer: str
+    winner: str
+    win_by: str | None
+    hand_json: str
+    result_json: str
+    payments: dict[str, int]
+
+    @classmethod
+    def of(cls, hand: Mapping, result: Mapping) -> _Win:
+        payments = _payments(result)
+        winner = _check_seat(result.get("winner"), ("赢家", "winner"))
+        preset = str(result.get("preset") or hand.get("preset"))
+        if preset not in DEALER_RULES:
+            raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
+        dealer = _check_seat(hand.get("dealer", "E"), ("庄家", "dealer"))
+        win = hand.get("win") if isinstance(hand.get("win"), Mapping) else {}
+        return cls(
+            preset,
+            dealer,
+            winner,
+            win.get("by"),
+            json.dumps(hand, ensure_ascii=False, sort_keys=True),
+            json.dumps(result, ensure_ascii=False, sort_keys=True),
+            payments,
+        )
+
+
+class Scorebook:
+    """The scorebook file. Cheap to create; every method opens and closes its own connection.
+
+    Every method raises ScorebookError (with `.words` and `.kind`) for anything that goes wrong,
+    the file's faults included; nothing else escapes to the page.
+    """
+
+    def __init__(self, path: str | Path | None = None, busy_s: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path) if path is not None else default_path()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as con:
+        self.busy_s = busy_s
+        self._setup()
+
+    @in_words
+    def _setup(self) -> None:
+        """Make the tables that are missing. A file that already has them is only read, so a
+        read-only scorebook still shows its totals (its writes then say read_only)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as con:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise ScorebookError(
+                    Words(
+                        f"记分本 {self.path} 来自更新版本的程序（第 {version} 版，这里只认到第 {SCHEMA_VERSION} 版）；"
+                        "这一局照样能算分，请更新程序，或换一个文件（MAHJONG_SCOREBOOK）",
+                        f"The scorebook {self.path} was written by a newer version of the app (schema "
+                        f"{version}, this one knows up to {SCHEMA_VERSION}); this hand still scores — "
+                        "update the app or set MAHJONG_SCOREBOOK to another file",
+                    ),
+                    "newer_version",
+                )
+            have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+            if set(_TABLES) <= have and version == SCHEMA_VERSION and mode == "wal":
+                return
+            try:
                 con.execute("PRAGMA journal_mode=WAL")
-                version = con.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise ScorebookError(
-                        f"记分本 {self.path} 来自更新的版本 (schema {version} > {SCHEMA_VERSION}); "
-                        "update the app or set MAHJONG_SCOREBOOK to another file"
-                    )
-                con.executescript(_SCHEMA)
-                con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise ScorebookError(f"记分本文件打不开 {self.path}: {exc}") from exc
+                with write_transaction(con):
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            con.execute(statement)
+                    con.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except sqlite3.Error as exc:
+                usable = {"evenings", "hands"} <= have and version == SCHEMA_VERSION
+                if not (usable and fault_kind(exc, self.path) == "read_only"):
+                    raise
 
     # ------------------------------------------------------------------ connections
 
-    @contextmanager
+    @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        con = connect(self.path, self.busy_s)
         try:
-            con.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-            con.execute("PRAGMA foreign_keys=ON")
             yield con
         finally:
             con.close()
 
-    @contextmanager
+    @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken with the write lock at once so reads inside it stay true."""
-        with self._connect() as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                yield con
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
+        with self._connect() as con, write_transaction(con):
+            yield con
 
     # ------------------------------------------------------------------ evenings
 
+    @in_words
     def start_evening(
         self, names: Mapping[str, str] | None = None, preset: str = "liaoyang", dealer: str = "E"
     ) -> Evening:
-        """A new evening (new totals): names per seat (missing ones become 东家 …), the first dealer."""
+        """A new evening (new totals), made the current one: names per seat (missing ones become
+        东家 …), the first dealer."""
         clean = _evening_settings(names, preset, dealer)
         with self._write() as con:
             return self._insert_evening(con, clean, preset, dealer)
 
+    @in_words
     def ensure_evening(
         self, names: Mapping[str, str] | None = None, preset: str = "liaoyang", dealer: str = "E"
     ) -> Evening:
-        """The latest evening, or a new one with these settings. One transaction, so two tabs recording
-        the very first hand at once still share one evening."""
+        """The current evening, or a new one with these settings. One transaction, so two tabs
+        recording the very first hand at once still share one evening."""
         clean = _evening_settings(names, preset, dealer)
         with self._write() as con:
-            row = con.execute("SELECT id FROM evenings ORDER BY id DESC LIMIT 1").fetchone()
-            if row is not None:
-                return self._evening(con, row[0])
+            eid = _current_id(con)
+            if eid is not None:
+                return self._evening(con, eid)
             return self._insert_evening(con, clean, preset, dealer)
+
+    @in_words
+    def reopen(self, evening_id: int) -> Evening:
+        """Make an earlier evening the current one again (the players came back to it): `current()`,
+        and every call without an evening id, use it until another is reopened or started."""
+        with self._write() as con:
+            ev = self._evening(con, evening_id)
+            _set_current(con, ev.id)
+            return ev
 
     @staticmethod
     def _insert_evening(con: sqlite3.Connection, names: dict[str, str], preset: str, dealer: str) -> Evening:
@@ -274,8 +497,11 @@ class Scorebook:
             "INSERT INTO evenings (started_at, preset, first_dealer, names) VALUES (?, ?, ?, ?)",
             (started, preset, dealer, json.dumps(names, ensure_ascii=False)),
         )
-        return Evening(int(cur.lastrowid), started, preset, dealer, names)
+        eid = int(cur.lastrowid)
+        _set_current(con, eid)
+        return Evening(eid, started, preset, dealer, names)
 
+    @in_words
     def rename(self, evening_id: int, names: Mapping[str, str]) -> Evening:
         """Change the names (a player swaps in); the seats' totals stay with the seats."""
         clean = clean_names(names)
@@ -287,16 +513,19 @@ class Scorebook:
             )
             return self._evening(con, evening_id)
 
+    @in_words
     def current(self) -> Evening | None:
-        """The latest evening, or None before the first one."""
+        """The current evening: the one last started or reopened (else the newest), None before the first."""
         with self._connect() as con:
-            row = con.execute("SELECT id FROM evenings ORDER BY id DESC LIMIT 1").fetchone()
-            return self._evening(con, row[0]) if row else None
+            eid = _current_id(con)
+            return self._evening(con, eid) if eid is not None else None
 
+    @in_words
     def evening(self, evening_id: int) -> Evening:
         with self._connect() as con:
             return self._evening(con, evening_id)
 
+    @in_words
     def evenings(self) -> list[Evening]:
         """Every evening in the file, newest first."""
         with self._connect() as con:
@@ -309,11 +538,14 @@ class Scorebook:
             "SELECT id, started_at, preset, first_dealer, names FROM evenings WHERE id = ?", (evening_id,)
         ).fetchone()
         if row is None:
-            raise ScorebookError(f"记分本里没有第 {evening_id} 晚 (no evening {evening_id})")
+            raise ScorebookError(
+                Words(f"记分本里没有第 {evening_id} 晚", f"there is no evening {evening_id} in the scorebook")
+            )
         return Evening(row[0], row[1], row[2], row[3], json.loads(row[4]))
 
     # ------------------------------------------------------------------ hands
 
+    @in_words
     def record_hand(
         self, hand: Mapping, result: Mapping, photo_hash: str | None = None, evening_id: int | None = None
     ) -> HandRecord:
@@ -322,29 +554,76 @@ class Scorebook:
         The same photo with the same hand already in this evening is not recorded twice (a double
         tap, or the same result in two tabs): the existing record comes back with `duplicate=True`.
         """
-        payments = _payments(result)
-        winner = _check_seat(result.get("winner"), "赢家 winner")
-        preset = str(result.get("preset") or hand.get("preset"))
-        if preset not in DEALER_RULES:
-            raise ScorebookError(f"未知规则 {preset!r} (unknown preset)")
-        dealer = _check_seat(hand.get("dealer", "E"), "庄家 dealer")
-        win = hand.get("win") if isinstance(hand.get("win"), Mapping) else {}
-        win_by = win.get("by")
-        hand_json = json.dumps(hand, ensure_ascii=False, sort_keys=True)
-        result_json = json.dumps(result, ensure_ascii=False, sort_keys=True)
+        win = _Win.of(hand, result)
         with self._write() as con:
             eid = self._resolve(con, evening_id)
             if photo_hash:
                 row = con.execute(
                     f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? AND photo_hash = ? AND hand_json = ?",
-                    (eid, photo_hash, hand_json),
+                    (eid, photo_hash, win.hand_json),
                 ).fetchone()
                 if row is not None:
                     return _record(row, duplicate=True)
             return self._insert(
-                con, eid, preset, dealer, winner, win_by, photo_hash, hand_json, result_json, payments
+                con,
+                eid,
+                win.preset,
+                win.dealer,
+                win.winner,
+                win.win_by,
+                photo_hash,
+                win.hand_json,
+                win.result_json,
+                win.payments,
             )
 
+    @in_words
+    def replace_hand(
+        self,
+        number: int,
+        hand: Mapping,
+        result: Mapping,
+        photo_hash: str | None = None,
+        evening_id: int | None = None,
+    ) -> HandRecord:
+        """Put a corrected hand in place of hand `number` (the same 第 n 局, the same time it was
+        recorded): dealer, next dealer, winner, how, payments, hand and result are all the new
+        hand's, so the totals follow. `photo_hash` None keeps the photo hash already recorded.
+
+        The hands after it keep what they recorded (their dealers included): each was played as it
+        was, so a correction that changes who deals next does not rewrite them. A 黄庄 can be
+        replaced by a win this way.
+        """
+        win = _Win.of(hand, result)
+        with self._write() as con:
+            eid = self._resolve(con, evening_id)
+            row = con.execute(
+                "SELECT id FROM hands WHERE evening_id = ? AND number = ?", (eid, number)
+            ).fetchone()
+            if row is None:
+                raise ScorebookError(
+                    Words(f"记分本里没有第 {number} 局", f"there is no hand {number} in the scorebook")
+                )
+            con.execute(
+                "UPDATE hands SET preset = ?, dealer = ?, next_dealer = ?, winner = ?, win_by = ?, "
+                "photo_hash = COALESCE(?, photo_hash), hand_json = ?, result_json = ?, "
+                "pay_e = ?, pay_s = ?, pay_w = ?, pay_n = ? WHERE id = ?",
+                (
+                    win.preset,
+                    win.dealer,
+                    next_dealer(win.preset, win.dealer, win.winner),
+                    win.winner,
+                    win.win_by,
+                    photo_hash,
+                    win.hand_json,
+                    win.result_json,
+                    *(win.payments[s] for s in SEATS),
+                    row[0],
+                ),
+            )
+            return _record(con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", row).fetchone())
+
+    @in_words
     def record_draw(self, evening_id: int | None = None, dealer: str | None = None) -> HandRecord:
         """Record a 黄庄 (nobody won, nobody pays): the dealer stays, the 长毛 count grows."""
         with self._write() as con:
@@ -352,7 +631,7 @@ class Scorebook:
             ev = self._evening(con, eid)
             last = self._last(con, eid)
             deal = (
-                _check_seat(dealer, "庄家 dealer")
+                _check_seat(dealer, ("庄家", "dealer"))
                 if dealer
                 else (last.next_dealer if last else ev.first_dealer)
             )
@@ -360,8 +639,10 @@ class Scorebook:
             zero = dict.fromkeys(SEATS, 0)
             return self._insert(con, eid, preset, deal, None, None, None, None, None, zero)
 
+    @in_words
     def undo_last(self, evening_id: int | None = None) -> HandRecord | None:
-        """Remove the evening's last hand and return it (None when there is none)."""
+        """Remove the evening's last hand and return it (None when there is none); `restore` puts
+        it back."""
         with self._write() as con:
             eid = self._resolve(con, evening_id)
             last = self._last(con, eid)
@@ -369,6 +650,55 @@ class Scorebook:
                 con.execute("DELETE FROM hands WHERE id = ?", (last.id,))
             return last
 
+    @in_words
+    def restore(self, record: HandRecord) -> HandRecord:
+        """Put back a hand `undo_last` removed (恢复 after 撤销), a win or a 黄庄, as it was recorded.
+
+        It keeps its number when that is still free, else it becomes the evening's next hand (a
+        hand was recorded in between); either way it keeps its own dealer and next dealer, like
+        every recorded hand. Restoring a hand that is already there (a double tap on 恢复) returns
+        it with `duplicate=True` and changes nothing.
+        """
+        _check_record(record)
+        hand_json = _dumps_or_none(record.hand)
+        result_json = _dumps_or_none(record.result)
+        with self._write() as con:
+            self._evening(con, record.evening_id)
+            row = con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", (record.id,)).fetchone()
+            if row is not None and _same_hand(_record(row), record):
+                return _record(row, duplicate=True)
+            taken = con.execute(
+                "SELECT 1 FROM hands WHERE evening_id = ? AND number = ?", (record.evening_id, record.number)
+            ).fetchone()
+            number = record.number
+            if taken:
+                number = con.execute(
+                    "SELECT COALESCE(MAX(number), 0) + 1 FROM hands WHERE evening_id = ?",
+                    (record.evening_id,),
+                ).fetchone()[0]
+            cur = con.execute(
+                f"INSERT INTO hands ({_HAND_COLS}) VALUES ({', '.join('?' * 16)})",
+                (
+                    record.id if row is None else None,  # its own id again when nobody took it
+                    record.evening_id,
+                    number,
+                    record.recorded_at,
+                    record.preset,
+                    record.dealer,
+                    record.next_dealer,
+                    record.winner,
+                    record.win_by,
+                    record.photo_hash,
+                    hand_json,
+                    result_json,
+                    *(int(record.payments[s]) for s in SEATS),
+                ),
+            )
+            return _record(
+                con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", (cur.lastrowid,)).fetchone()
+            )
+
+    @in_words
     def history(self, evening_id: int | None = None) -> list[HandRecord]:
         """The evening's hands, oldest first."""
         with self._connect() as con:
@@ -376,10 +706,12 @@ class Scorebook:
             rows = con.execute(
                 f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
             ).fetchall()
-        return [_record(r) for r in rows]
+            return [_record(r) for r in rows]
 
+    @in_words
     def find_photo(self, photo_hash: str, evening_id: int | None = None) -> HandRecord | None:
-        """The hand recorded from this photo this evening, if any (the page says 已记入第 n 局)."""
+        """The hand recorded from this photo this evening, if any (the page asks 这张照片已记为第 n 局 —
+        改成这样？ and then calls `replace_hand`)."""
         with self._connect() as con:
             eid = self._resolve(con, evening_id)
             row = con.execute(
@@ -387,8 +719,9 @@ class Scorebook:
                 "ORDER BY number DESC LIMIT 1",
                 (eid, photo_hash),
             ).fetchone()
-        return _record(row) if row else None
+            return _record(row) if row else None
 
+    @in_words
     def standing(self, evening_id: int | None = None) -> Standing:
         """Totals per seat and the next hand's dealer, from one consistent read."""
         with self._connect() as con:
@@ -399,28 +732,31 @@ class Scorebook:
                 f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
             ).fetchall()
             con.execute("COMMIT")
-        return standing_of(ev, [_record(r) for r in rows])
+            return standing_of(ev, [_record(r) for r in rows])
 
+    @in_words
     def export_csv(self, evening_id: int | None = None) -> bytes:
         """The evening as CSV, UTF-8 with a BOM so Excel (phone or PC) shows the Chinese."""
-        eid = evening_id if evening_id is not None else self._current_id()
-        return evening_csv(self.evening(eid), self.history(eid))
+        with self._connect() as con:
+            con.execute("BEGIN")
+            eid = self._resolve(con, evening_id)
+            ev = self._evening(con, eid)
+            rows = con.execute(
+                f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
+            ).fetchall()
+            con.execute("COMMIT")
+            return evening_csv(ev, [_record(r) for r in rows])
 
     # ------------------------------------------------------------------ helpers
 
-    def _current_id(self) -> int:
-        ev = self.current()
-        if ev is None:
-            raise ScorebookError("还没有开始记分 (no evening started yet)")
-        return ev.id
-
-    def _resolve(self, con: sqlite3.Connection, evening_id: int | None) -> int:
+    @staticmethod
+    def _resolve(con: sqlite3.Connection, evening_id: int | None) -> int:
         if evening_id is None:
-            row = con.execute("SELECT id FROM evenings ORDER BY id DESC LIMIT 1").fetchone()
-            if row is None:
-                raise ScorebookError("还没有开始记分 (no evening started yet)")
-            return int(row[0])
-        self._evening(con, evening_id)
+            eid = _current_id(con)
+            if eid is None:
+                raise ScorebookError(_NOT_STARTED)
+            return eid
+        Scorebook._evening(con, evening_id)
         return int(evening_id)
 
     @staticmethod
@@ -496,8 +832,8 @@ def standing_of(evening: Evening, hands: list[HandRecord]) -> Standing:
 def _evening_settings(names: Mapping[str, str] | None, preset: str, dealer: str) -> dict[str, str]:
     """Check an evening's preset and first dealer; the names cleaned."""
     if preset not in DEALER_RULES:
-        raise ScorebookError(f"未知规则 {preset!r} (unknown preset)")
-    _check_seat(dealer, "庄家 dealer")
+        raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
+    _check_seat(dealer, ("庄家", "dealer"))
     return clean_names(names or {})
 
 
@@ -505,13 +841,20 @@ def clean_names(names: Mapping[str, str]) -> dict[str, str]:
     """Names per seat, trimmed and at most MAX_NAME_LEN characters; an empty name is the seat's name."""
     unknown = set(names) - set(SEATS)
     if unknown:
-        raise ScorebookError(f"座位只能是 东南西北 (E S W N), not {sorted(unknown)}")
+        raise ScorebookError(
+            Words(f"座位只能是 东南西北，不是 {sorted(unknown)}", f"seats are E S W N, not {sorted(unknown)}")
+        )
     out = {}
     for s in SEATS:
         raw = names.get(s)
         name = " ".join(str(raw).split()) if raw is not None else ""
         if len(name) > MAX_NAME_LEN:
-            raise ScorebookError(f"{seat_name(s)}的名字太长 (at most {MAX_NAME_LEN} characters)")
+            raise ScorebookError(
+                Words(
+                    f"{seat_name(s)}的名字太长（最多 {MAX_NAME_LEN} 个字）",
+                    f"the {s} name is too long (at most {MAX_NAME_LEN} characters)",
+                )
+            )
         out[s] = name or seat_name(s)
     return out
 
@@ -546,26 +889,94 @@ def evening_csv(evening: Evening, hands: list[HandRecord]) -> bytes:
     return buf.getvalue().encode("utf-8-sig")
 
 
-def _check_seat(seat: object, what: str) -> str:
+def _check_seat(seat: object, what: tuple[str, str]) -> str:
     if seat not in SEATS:
-        raise ScorebookError(f"{what} 必须是 E/S/W/N, not {seat!r}")
+        raise ScorebookError(
+            Words(
+                f"{what[0]}必须是东南西北之一，不是 {seat!r}",
+                f"the {what[1]} must be E, S, W or N, not {seat!r}",
+            )
+        )
     return str(seat)
+
+
+def _current_id(con: sqlite3.Connection) -> int | None:
+    """The evening last started or reopened; the newest when none is set, or it is gone."""
+    try:
+        row = con.execute(
+            "SELECT e.id FROM settings s JOIN evenings e ON e.id = CAST(s.value AS INTEGER) WHERE s.key = ?",
+            (CURRENT_EVENING,),
+        ).fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+        row = None  # an older file opened read-only has no settings table yet
+    if row is None:
+        row = con.execute("SELECT id FROM evenings ORDER BY id DESC LIMIT 1").fetchone()
+    return int(row[0]) if row else None
+
+
+def _set_current(con: sqlite3.Connection, evening_id: int) -> None:
+    con.execute(
+        "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (CURRENT_EVENING, str(evening_id)),
+    )
+
+
+def _dumps_or_none(obj: object) -> str | None:
+    return None if obj is None else json.dumps(obj, ensure_ascii=False, sort_keys=True)
+
+
+def _same_hand(a: HandRecord, b: HandRecord) -> bool:
+    """The same recorded hand, whatever its number now (a row id can be reused after an undo)."""
+
+    def key(h: HandRecord) -> tuple:
+        return (
+            h.evening_id,
+            h.recorded_at,
+            h.preset,
+            h.dealer,
+            h.next_dealer,
+            h.winner,
+            h.win_by,
+            h.photo_hash,
+            _dumps_or_none(h.hand),
+            _dumps_or_none(h.result),
+            tuple(h.payments.get(s) for s in SEATS),
+        )
+
+    return key(a) == key(b)
+
+
+def _check_record(record: HandRecord) -> None:
+    """A record to restore must still make sense: known preset, seats, payments that sum to 0."""
+    if record.preset not in DEALER_RULES:
+        raise ScorebookError(Words(f"未知规则 {record.preset!r}", f"unknown preset {record.preset!r}"))
+    _check_seat(record.dealer, ("庄家", "dealer"))
+    _check_seat(record.next_dealer, ("庄家", "dealer"))
+    if record.winner is not None:
+        _check_seat(record.winner, ("赢家", "winner"))
+    _payments({"valid": True, "payments": record.payments})
 
 
 def _payments(result: Mapping) -> dict[str, int]:
     if not result.get("valid"):
-        raise ScorebookError("只能记入能胡的牌 (only a valid, scored win can be recorded)")
+        raise ScorebookError(Words("只能记入能胡的牌", "only a valid, scored win can be recorded"))
     pay = result.get("payments")
     if not isinstance(pay, Mapping) or set(pay) - set(SEATS):
-        raise ScorebookError("结果里没有四家的输赢 (the result has no payments per seat)")
+        raise ScorebookError(Words("结果里没有四家的输赢", "the result has no payments per seat"))
     out = {}
     for s in SEATS:
         v = pay.get(s, 0)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise ScorebookError(f"{seat_name(s)}的输赢不是整数 (payment {v!r})")
+            raise ScorebookError(
+                Words(
+                    f"{seat_name(s)}的输赢不是整数（{v!r}）", f"the {s} payment is not a whole number ({v!r})"
+                )
+            )
         out[s] = v
     if sum(out.values()) != 0:
-        raise ScorebookError(f"四家输赢加起来不是 0 (payments {out} do not sum to 0)")
+        raise ScorebookError(Words(f"四家输赢加起来不是 0（{out}）", f"the payments {out} do not sum to 0"))
     return out
 
 

@@ -247,10 +247,12 @@ def test_bad_setup_is_refused(book):
 def test_a_file_that_is_not_a_scorebook_says_so(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(ScorebookError, match="打不开"):
+    with pytest.raises(ScorebookError, match="记分本文件坏了") as err:
         Scorebook(bad)
-    with pytest.raises(ScorebookError, match="打不开"):  # its folder is a file
+    assert err.value.kind == "corrupt" and "damaged" in err.value.words.en
+    with pytest.raises(ScorebookError, match="打不开") as err:  # its folder is a file
         Scorebook(bad / "book.sqlite")
+    assert err.value.kind == "other" and "cannot be used" in err.value.words.en
 
 
 def test_csv_has_a_bom_chinese_headers_running_totals_and_safe_names(book):
