@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.imageio import MAX_PIXELS, ImageLoadError, image_size, load_image
+from vision.imageio import ACCEPTED_WORDS, MAX_PIXELS, ImageLoadError, image_size, load_image, open_image
 
 
 def _marked(width: int = 40, height: int = 20) -> Image.Image:
@@ -120,9 +121,10 @@ def test_missing_and_directory(tmp_path):
 def test_not_an_image_after_ultralytics_patched_pillow(tmp_path, capsys):
     """ultralytics monkey-patches Image.open to pip-install a HEIF plugin on unknown files; our
     loader must still give the typed error, offline, and print nothing."""
-    import ultralytics  # noqa: F401
+    import importlib
 
-    import vision._env  # noqa: F401
+    importlib.import_module("vision._env")  # first: a first ultralytics import elsewhere prints its settings
+    importlib.import_module("ultralytics")
 
     path = tmp_path / "junk.heic"
     path.write_bytes(b"\x00\x01garbage" * 20)
@@ -243,3 +245,124 @@ def test_lab_and_ycbcr_tiff(tmp_path, rack):
     Image.fromarray(rack).convert("YCbCr").save(tmp_path / "ycc.tif")
     assert _diff(load_image(tmp_path / "lab.tif"), rack) < 3.0
     assert _diff(load_image(tmp_path / "ycc.tif"), rack) < 3.0
+
+
+# ------------------------------------------------------------------ only our formats are decoded
+
+#: A real EPS file whose PostScript loops forever: Pillow's EPS plugin hands it to Ghostscript.
+EPS_LOOP = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 8 8\n{ } loop\nshowpage\n%%EOF\n"
+
+
+def test_eps_payload_named_jpg_never_reaches_ghostscript(tmp_path, monkeypatch):
+    """Even where Ghostscript is installed, an EPS named .jpg is refused from its header, unparsed."""
+    import subprocess
+    import time
+
+    from PIL import EpsImagePlugin
+
+    from page.photo_state import read_photo
+
+    with Image.open(io.BytesIO(EPS_LOOP)) as im:  # what Pillow would make of it, left unrestricted
+        assert im.format == "EPS"
+    launched: list = []
+
+    def no_process(*args, **kwargs):
+        launched.append(args)
+        raise AssertionError("a subprocess was started")
+
+    monkeypatch.setattr(EpsImagePlugin, "gs_binary", "gs")  # as on a machine with Ghostscript
+    monkeypatch.setattr(subprocess, "check_call", no_process)
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(EPS_LOOP)
+    t0 = time.perf_counter()
+    for call in (load_image, image_size):
+        with pytest.raises(ImageLoadError) as err:
+            call(path)
+        assert str(err.value) == f"{path}: format PostScript/EPS is not accepted (only {ACCEPTED_WORDS})"
+    with pytest.raises(ImageLoadError, match="EPS is not accepted"):
+        open_image(EPS_LOOP)
+    photo = read_photo(EPS_LOOP, "photo.jpg", None)
+    assert photo.rgb is None and "EPS is not accepted" in photo.error.en
+    assert time.perf_counter() - t0 < 5.0
+    assert launched == []
+
+
+@pytest.mark.parametrize("fmt, words", [("GIF", "GIF"), ("PDF", "PDF"), ("PPM", "netpbm"), ("ICO", "ICO")])
+def test_other_pillow_formats_are_refused_by_name(tmp_path, fmt, words):
+    path = tmp_path / "photo.jpg"
+    _marked(64, 64).save(path, format=fmt)
+    with pytest.raises(ImageLoadError, match=f"{words}.* is not accepted"):
+        load_image(path)
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "BMP", "TIFF", "MPO"])
+def test_accepted_formats_decode(tmp_path, fmt):
+    path = tmp_path / f"a.{fmt.lower()}"
+    _marked().save(path, format=fmt, **({"save_all": True} if fmt == "MPO" else {}))
+    arr = load_image(path)
+    assert arr.shape == (20, 40, 3) and arr[1, 1].min() > 200 and arr[15, 35].max() < 50
+
+
+def test_every_exif_orientation_matches_pillow(tmp_path, rack):
+    from PIL import ImageOps
+
+    small = Image.fromarray(rack[:60, :90])
+    for orientation in range(1, 9):
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        path = tmp_path / f"o{orientation}.png"
+        small.save(path, exif=exif.tobytes())
+        with Image.open(path) as im:
+            expected = np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
+        assert np.array_equal(load_image(path), expected), orientation
+        assert np.array_equal(load_image(path, bgr=True), expected[:, :, ::-1]), orientation
+        assert image_size(path) == (expected.shape[1], expected.shape[0])
+
+
+# ------------------------------------------------------------------ memory on big photos
+
+_PEAK = """
+import resource, sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from page.photo_state import read_photo
+data = Path({path!r}).read_bytes()
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+photo = read_photo(data, "big.png", None)
+assert photo.error is None, photo.error
+print(photo.rgb.shape, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) // 1024)
+"""
+
+
+def test_50_mp_16_bit_photo_memory(tmp_path):
+    """A 50 MP 16-bit grey PNG (a small file) read by the page costs at most 400 MB over the
+    process's size before: the output (150 MB) plus its decoded pixels, not float copies."""
+    import subprocess
+    import sys
+
+    side = 7070  # 49.98 MP, just under MAX_PIXELS
+    wide = np.zeros((side, side), np.uint16)
+    wide[:, : side // 2] = 40000
+    path = tmp_path / "big16.png"
+    Image.fromarray(wide).save(path, compress_level=1)
+    del wide
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK.format(root=root, path=str(path))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout.split()
+    assert out[:3] == [f"({side},", f"{side},", "3)"]
+    assert int(out[3]) <= 400, f"peak {out[3]} MB over baseline"
+
+
+def test_bomb_through_the_page_gives_the_clear_message(tmp_path):
+    from page.photo_state import read_photo
+
+    path = tmp_path / "bomb.png"
+    _png_header_only(path, 10_000, 6_000)
+    photo = read_photo(path.read_bytes(), "bomb.png", None)
+    assert photo.rgb is None and "image too large: 10000x6000 = 60.0 MP, limit 50 MP" in photo.error.en

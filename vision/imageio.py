@@ -5,18 +5,64 @@ see them upright and report boxes in upright pixels), iPhones save HEIC, and the
 so a non-image, a truncated or empty file, or a decompression bomb must become one readable error
 instead of a traceback or a machine stuck decoding gigapixels. The pixel count is checked from the
 header, before any pixel data is decoded.
+
+Only the formats a phone or a screenshot produces are ever handed to a decoder (`ACCEPTED_FORMATS`):
+Pillow would otherwise try every plugin it has, and its EPS/PostScript plugin runs Ghostscript on the
+file, so a few bytes named `.jpg` could run a PostScript program. Every place that opens an image
+goes through `open_image` for that reason. Decoding to 8-bit RGB is done a band of rows at a time
+into the one output array, so a 16-bit or transparent 50 MP photo costs about its output plus its
+decoded pixels, not several float copies of it.
 """
 
 from __future__ import annotations
 
+import io
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 #: Largest accepted image, in pixels (a 48 MP phone photo passes; bombs do not).
 MAX_PIXELS = 50_000_000
+
+#: Pillow format ids that are ever decoded (JPEG includes the MPO files phones write; HEIF is
+#: pillow-heif's id for HEIC/HEIF). Anything else is refused before any plugin parses it.
+ACCEPTED_FORMATS = ("JPEG", "PNG", "WEBP", "HEIF", "BMP", "TIFF")
+#: How the accepted formats are named to people.
+ACCEPTED_WORDS = "JPEG, PNG, WebP, HEIC/HEIF, BMP or TIFF"
+
+#: Leading bytes of formats Pillow (or a plugin) could read but we refuse, to name them in the error.
+_REFUSED_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%!PS", "PostScript/EPS"),
+    (b"\xc5\xd0\xd3\xc6", "EPS"),
+    (b"%PDF", "PDF"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+    (b"\xffO\xffQ", "JPEG 2000"),
+    (b"8BPS", "Photoshop PSD"),
+    (b"\x00\x00\x01\x00", "ICO"),
+    (b"\x00\x00\x02\x00", "CUR"),
+    (b"icns", "ICNS"),
+    (b"DDS ", "DDS"),
+    (b"qoif", "QOI"),
+    (b"\x59\xa6\x6a\x95", "Sun raster"),
+    (b"\x01\xda", "SGI"),
+    (b"SIMPLE  =", "FITS"),
+    (b"\x89HDF", "HDF5"),
+    (b"GRIB", "GRIB"),
+    (b"BUFR", "BUFR"),
+    (b"\xd7\xcd\xc6\x9a", "WMF"),
+    (b"\x01\x00\x00\x00", "EMF"),
+    (b"/* XPM */", "XPM"),
+    (b"#define", "XBM"),
+    (b"<?xml", "SVG/XML"),
+    (b"<svg", "SVG"),
+)
+#: ISO-BMFF brands that are AVIF (HEIC shares the container and is accepted).
+_AVIF_BRANDS = {b"avif", b"avis"}
 
 _heif_registered = False
 #: Pillow's own opener, kept before anything can monkey-patch it (ultralytics replaces Image.open with
@@ -58,34 +104,79 @@ def _pil_open():
     return opener
 
 
-def _open(path: Path, max_pixels: int) -> Image.Image:
-    """Open lazily (header only) and refuse empty, unreadable or oversized files before decoding."""
-    if not path.exists():
-        raise ImageLoadError(path, "no such file")
-    if path.is_dir():
-        raise ImageLoadError(path, "is a directory, not an image file")
-    if path.stat().st_size == 0:
-        raise ImageLoadError(path, "empty file")
+def refused_format(head: bytes) -> str | None:
+    """The name of a format we know and refuse, from a file's first bytes; None when not one of them."""
+    for magic, name in _REFUSED_MAGIC:
+        if head.startswith(magic):
+            return name
+    if head[4:8] == b"ftyp" and head[8:12] in _AVIF_BRANDS:
+        return "AVIF"
+    if len(head) >= 3 and head[:1] == b"P" and head[1:2] in b"1234567" and head[2:3].isspace():
+        return "PPM/PGM (netpbm)"
+    return None
+
+
+def _unsupported(head: bytes) -> str:
+    """The one-line reason for a file no accepted format recognised."""
+    named = refused_format(head)
+    if named:
+        return f"format {named} is not accepted (only {ACCEPTED_WORDS})"
+    return f"not an image (unrecognised or unsupported format; only {ACCEPTED_WORDS})"
+
+
+def open_image(
+    source: str | Path | bytes, max_pixels: int = MAX_PIXELS, name: str | None = None
+) -> Image.Image:
+    """Open an image file or its bytes lazily (header only) as one of ACCEPTED_FORMATS, refusing
+    empty, unreadable, other-format or oversized input before any pixel is decoded.
+
+    The only opener of images in the project: never call Image.open on untrusted data elsewhere.
+    Raises ImageLoadError naming `name` (default: the path, or "<bytes>").
+    """
+    if isinstance(source, bytes):
+        label = name or "<bytes>"
+        if not source:
+            raise ImageLoadError(label, "empty file")
+        fp: io.BytesIO | Path = io.BytesIO(source)
+        head = source[:16]
+    else:
+        path = Path(source)
+        label = name or str(path)
+        if not path.exists():
+            raise ImageLoadError(label, "no such file")
+        if path.is_dir():
+            raise ImageLoadError(label, "is a directory, not an image file")
+        if path.stat().st_size == 0:
+            raise ImageLoadError(label, "empty file")
+        try:
+            with path.open("rb") as f:
+                head = f.read(16)
+        except OSError as exc:
+            raise ImageLoadError(label, f"cannot read file ({exc.strerror or exc})") from exc
+        fp = path
     _register_heif()
     try:
         with warnings.catch_warnings():
             # Our own limit below is stricter; Pillow's bomb warning would only be noise.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = _pil_open()(path)
+            im = _pil_open()(fp, formats=ACCEPTED_FORMATS)
     except Image.DecompressionBombError as exc:
-        raise ImageLoadError(path, f"image too large (over {max_pixels / 1e6:.0f} MP)") from exc
+        raise ImageLoadError(label, f"image too large (over {max_pixels / 1e6:.0f} MP)") from exc
     except UnidentifiedImageError as exc:
-        raise ImageLoadError(path, "not an image (unrecognised or unsupported format)") from exc
+        raise ImageLoadError(label, _unsupported(head)) from exc
     except OSError as exc:
-        raise ImageLoadError(path, f"cannot read file ({exc})") from exc
+        raise ImageLoadError(label, f"cannot read file ({exc})") from exc
+    if im.format not in ACCEPTED_FORMATS and im.format != "MPO":
+        im.close()  # a plugin registered later under an accepted id must not widen the list
+        raise ImageLoadError(label, f"format {im.format} is not accepted (only {ACCEPTED_WORDS})")
     width, height = im.size
     if width <= 0 or height <= 0:
         im.close()
-        raise ImageLoadError(path, "image has no pixels")
+        raise ImageLoadError(label, "image has no pixels")
     if width * height > max_pixels:
         im.close()
         raise ImageLoadError(
-            path,
+            label,
             f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP, limit {max_pixels / 1e6:.0f} MP",
         )
     return im
@@ -93,7 +184,7 @@ def _open(path: Path, max_pixels: int) -> Image.Image:
 
 def image_size(path: str | Path, max_pixels: int = MAX_PIXELS) -> tuple[int, int]:
     """(width, height) as a person sees the photo, read from the header only (no decoding)."""
-    im = _open(Path(path), max_pixels)
+    im = open_image(path, max_pixels)
     with im:
         width, height = im.size
         orientation = im.getexif().get(0x0112, 1)
@@ -105,6 +196,22 @@ def image_size(path: str | Path, max_pixels: int = MAX_PIXELS) -> tuple[int, int
 _WIDE_INT_MODES = {"I", "I;16", "I;16L", "I;16B", "I;16N"}
 #: Modes that carry an alpha channel (premultiplied ones included).
 _ALPHA_MODES = {"RGBA", "LA", "PA", "RGBa", "La"}
+#: Pixels converted per band: small enough that a band's temporaries stay a few tens of MB.
+BAND_PIXELS = 1 << 21
+
+#: EXIF orientation -> view of the upright array in the stored image's coordinates (each is the
+#: inverse of what ImageOps.exif_transpose does to the stored image), so bands decoded in stored
+#: order are written straight to their upright place.
+_STORED_VIEW = {
+    1: lambda a: a,
+    2: lambda a: a[:, ::-1],
+    3: lambda a: a[::-1, ::-1],
+    4: lambda a: a[::-1],
+    5: lambda a: a.transpose(1, 0, 2),
+    6: lambda a: np.rot90(a, 1),
+    7: lambda a: a[::-1, ::-1].transpose(1, 0, 2),
+    8: lambda a: np.rot90(a, -1),
+}
 
 
 def _composite_on_white(im: Image.Image) -> Image.Image:
@@ -115,13 +222,43 @@ def _composite_on_white(im: Image.Image) -> Image.Image:
     return Image.alpha_composite(white, rgba).convert("RGB")
 
 
-def _grey(values: np.ndarray) -> Image.Image:
-    """RGB from grey levels already on the 0..255 scale (rounded and clipped)."""
-    return Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8), "L").convert("RGB")
+def _wide_to_8bit(values: np.ndarray) -> np.ndarray:
+    """0..65535 integer grey to 0..255, rounded half up as rint(v / 257) would, in integers."""
+    wide = values.astype(np.int64)
+    return np.clip((2 * wide + 257) // 514, 0, 255).astype(np.uint8)
 
 
-def to_rgb(im: Image.Image) -> Image.Image:
-    """Any decoded Pillow image as 8-bit RGB that looks like the photo.
+def _float_scale(im: Image.Image, rows: int) -> float:
+    """255 when all of a float image lies in 0..1 (read as 0..1), else 1 (read as 0..255)."""
+    low, high = np.inf, -np.inf
+    for y in range(0, im.height, rows):
+        band = np.nan_to_num(np.asarray(im.crop((0, y, im.width, min(im.height, y + rows))), np.float64))
+        if band.size:
+            low, high = min(low, float(band.min())), max(high, float(band.max()))
+    return 255.0 if low >= 0.0 and high <= 1.0 else 1.0
+
+
+def _band_rgb(band: Image.Image, float_scale: float) -> np.ndarray:
+    """One band of rows as uint8: H x W x 3, or H x W for grey (broadcast by the caller)."""
+    mode = band.mode
+    if mode in _WIDE_INT_MODES:
+        return _wide_to_8bit(np.asarray(band))
+    if mode == "F":
+        real = np.nan_to_num(np.asarray(band, np.float64)) * float_scale
+        return np.clip(np.rint(real), 0, 255).astype(np.uint8)
+    if mode in _ALPHA_MODES or "transparency" in band.info:
+        return np.asarray(_composite_on_white(band))
+    if mode != "RGB":
+        try:
+            band = band.convert("RGB")
+        except ValueError as exc:
+            raise ValueError(f"unsupported colour mode {mode}") from exc
+    return np.asarray(band)
+
+
+def rgb_bands(im: Image.Image) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, uint8 band) over a decoded image, top to bottom, each band 8-bit RGB that looks
+    like the photo (grey bands are H x W).
 
     16-bit and 32-bit integer grey is scaled from 0..65535 (the PNG/TIFF convention) instead of
     clipped; float grey is read as 0..1 when all values lie there, else as 0..255; alpha (and a
@@ -129,46 +266,60 @@ def to_rgb(im: Image.Image) -> Image.Image:
     16-bit RGB(A) go through Pillow's own conversions, which are right for them. A mode Pillow
     cannot convert raises ValueError naming it.
     """
-    mode = im.mode
-    if mode in _WIDE_INT_MODES:
-        return _grey(np.asarray(im, dtype=np.float64) / 257.0)
-    if mode == "F":
-        real = np.nan_to_num(np.asarray(im, dtype=np.float64))
-        return _grey(real * 255.0 if real.size and real.min() >= 0.0 and real.max() <= 1.0 else real)
-    if mode in _ALPHA_MODES or "transparency" in im.info:
-        return _composite_on_white(im)
-    if mode == "RGB":
-        return im
+    width, height = im.size
+    rows = max(1, BAND_PIXELS // max(1, width))
+    scale = _float_scale(im, rows) if im.mode == "F" else 1.0
+    for y in range(0, height, rows):
+        yield y, _band_rgb(im.crop((0, y, width, min(height, y + rows))), scale)
+
+
+def to_rgb(im: Image.Image) -> Image.Image:
+    """Any decoded Pillow image as an 8-bit RGB image that looks like the photo (see `rgb_bands`)."""
+    out = np.empty((im.height, im.width, 3), np.uint8)
+    for y, band in rgb_bands(im):
+        out[y : y + band.shape[0]] = band[..., None] if band.ndim == 2 else band
+    return Image.fromarray(out, "RGB")
+
+
+def orientation_of(im: Image.Image) -> int:
+    """The EXIF orientation (1..8) a viewer applies; 1 when absent or invalid."""
     try:
-        return im.convert("RGB")
-    except ValueError as exc:
-        raise ValueError(f"unsupported colour mode {mode}") from exc
+        value = int(im.getexif().get(0x0112, 1))
+    except (TypeError, ValueError):
+        return 1
+    return value if value in _STORED_VIEW else 1
 
 
 def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False) -> np.ndarray:
     """Decode an image file to an upright H x W x 3 uint8 array (RGB, or BGR for OpenCV code).
 
     JPEG, PNG, WebP, BMP, TIFF and HEIC/HEIF are accepted, in every colour mode (16-bit grey and
-    RGB, CMYK, palette, alpha: see `to_rgb`). EXIF orientation is applied, so the result is what a
-    photo viewer shows. Raises ImageLoadError for every kind of bad input.
+    RGB, CMYK, palette, alpha: see `rgb_bands`); any other format is refused unparsed. EXIF
+    orientation is applied, so the result is what a photo viewer shows. The decoded pixels are
+    converted a band at a time straight into the upright result. Raises ImageLoadError for every
+    kind of bad input.
     """
     path = Path(path)
-    im = _open(path, max_pixels)
+    im = open_image(path, max_pixels)
     try:
         with im:
             im.load()  # raises OSError for truncated/corrupt data (LOAD_TRUNCATED_IMAGES stays off)
-            upright = ImageOps.exif_transpose(im)
+            orientation = orientation_of(im)
+            width, height = im.size
+            shape = (width, height, 3) if orientation in (5, 6, 7, 8) else (height, width, 3)
+            out = np.empty(shape, np.uint8)
+            target = _STORED_VIEW[orientation](out[:, :, ::-1] if bgr else out)
             try:
-                rgb = to_rgb(upright)
+                for y, band in rgb_bands(im):
+                    target[y : y + band.shape[0]] = band[..., None] if band.ndim == 2 else band
             except ValueError as exc:
-                raise ImageLoadError(path, str(exc)) from exc
-            array = np.asarray(rgb)
+                if str(exc).startswith("unsupported colour mode"):
+                    raise ImageLoadError(path, str(exc)) from exc
+                raise
     except ImageLoadError:
         raise
     except (OSError, ValueError, SyntaxError) as exc:
         raise ImageLoadError(path, f"corrupt or truncated image data ({exc})") from exc
     except MemoryError as exc:
         raise ImageLoadError(path, "not enough memory to decode image") from exc
-    if bgr:
-        array = array[:, :, ::-1]
-    return np.ascontiguousarray(array)
+    return out

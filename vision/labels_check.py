@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import os
 import re
@@ -34,10 +33,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 
 from vision.data import label_path_for, read_labels
 from vision.durable import locked, replace_synced
+from vision.imageio import open_image
 from vision.labelstore import (
     JPEG_COMMENT_PREFIX,
     LOCK_FILE,
@@ -92,7 +91,7 @@ def image_problem(image: Path, expected_sha: str | None = None) -> str | None:
     if expected_sha is not None and _sha256(data) != expected_sha:
         return "image differs from the one saved"
     try:
-        with Image.open(io.BytesIO(data)) as im:
+        with open_image(data, name=str(image)) as im:
             im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
             im.load()
     except Exception as exc:  # noqa: BLE001 - any decoder failure means "not a usable photo"
@@ -115,7 +114,7 @@ def _checked_deep(root: Path, record: dict) -> tuple[Path, Path] | str:
 def _photo_hash(image: Path, data: bytes, known: set[str]) -> tuple[str, str]:
     """The photo's content hash and where it came from: the JPEG comment we write, else a known
     hash whose first 16 digits are in the file name, else the decoded pixels (older files)."""
-    with Image.open(io.BytesIO(data)) as im:
+    with open_image(data, name=str(image)) as im:
         comment = im.info.get("comment", b"")
         comment = comment.decode("ascii", "replace") if isinstance(comment, bytes) else str(comment)
         if comment.startswith(JPEG_COMMENT_PREFIX):
@@ -135,7 +134,7 @@ def _rebuilt_record(root: Path, image: Path, label: Path, known: set[str], versi
     `version` is filled in by the caller once the hash is known (0 here means "not yet")."""
     data = image.read_bytes()
     digest, source = _photo_hash(image, data, known)
-    with Image.open(io.BytesIO(data)) as im:
+    with open_image(data, name=str(image)) as im:
         width, height = im.size
     return {
         "hash": digest,
