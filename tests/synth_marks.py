@@ -1,4 +1,8 @@
-"""Skip marks shared by the synthetic-scene tests: the real set and a CJK font are machine things."""
+"""Skip marks shared by the synthetic-scene tests: the real set is a machine thing.
+
+The CJK font for the drawn faces is shipped (vision/assets/fonts), so `needs_font` skips only when
+`$VISION_CJK_FONT` names a missing file or the checkout lost the font; tests/test_fonts.py fails then.
+"""
 
 from __future__ import annotations
 
@@ -19,4 +23,7 @@ def _has_cjk_font() -> bool:
     return True
 
 
-needs_font = pytest.mark.skipif(not _has_cjk_font(), reason="no CJK font (apt install fonts-wqy-zenhei)")
+needs_font = pytest.mark.skipif(
+    not _has_cjk_font(),
+    reason="no CJK font: $VISION_CJK_FONT is not a file, or vision/assets/fonts lost its .otf",
+)

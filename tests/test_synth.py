@@ -257,8 +257,8 @@ def test_missing_font_is_a_clear_error(
     assert cli.main(["--out", str(tmp_path / "o"), "--n", "1", "--drawn-share", "0.5"]) == 2
     assert "VISION_CJK_FONT" in capsys.readouterr().err
     monkeypatch.delenv("VISION_CJK_FONT")
-    monkeypatch.setattr(drawn, "FONT_DIRS", (tmp_path,))
-    with pytest.raises(FileNotFoundError, match="apt install fonts-wqy-zenhei"):
+    monkeypatch.setattr(drawn, "shipped_cjk_font", lambda: None)
+    with pytest.raises(FileNotFoundError, match="shipped CJK font .* is missing"):
         drawn.find_cjk_font()
 
 
