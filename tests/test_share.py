@@ -13,6 +13,7 @@ from PIL import Image
 import rules
 from page import share
 from page.share import ShareError
+from vision.fonts import SHIPPED_CJK_FONT, missing_chars
 
 EXAMPLES = Path(__file__).parent / "examples"
 NAMES = {"E": "老王", "S": "小李"}
@@ -92,7 +93,6 @@ def _red_frame_pixels(rgb: np.ndarray) -> int:
     return int(((r > 180) & (g < 60) & (b < 60)).sum())
 
 
-@pytest.mark.skipif(share._font_path() is None, reason="no CJK font installed (fonts-wqy-zenhei)")
 def test_picture_draws_tiles_fan_and_payments_in_chinese():
     hand, result = _scored("LY-1")
     rgb = _png(share.result_png(result, hand, names=NAMES, number=3))
@@ -103,6 +103,25 @@ def test_picture_draws_tiles_fan_and_payments_in_chinese():
     assert ivory > 13 * 1000 and gold > 1000  # 14 tile faces, one of them a gold 混
     assert _red_frame_pixels(rgb) > 200  # the winning tile's frame and the losers' amounts
     assert share._font(20)[1] is True
+
+
+def test_the_shipped_font_is_used_without_a_system_one(monkeypatch):
+    """A fresh machine draws Chinese: the shipped font comes first, before any system font."""
+    monkeypatch.delenv(share.FONT_ENV, raising=False)
+    share._font_path.cache_clear()
+    try:
+        assert share._font_path() == str(SHIPPED_CJK_FONT) == share.FONT_CANDIDATES[0]
+        assert share._font(20)[1] is True
+    finally:
+        share._font_path.cache_clear()
+
+
+def test_a_name_the_font_cannot_draw_shows_a_box_and_does_not_fail():
+    hand, result = _scored("LY-2")
+    plain = _png(share.result_png(result, hand, names={"E": "老王"}))
+    odd = _png(share.result_png(result, hand, names={"E": "老王😀𠀀"}))
+    assert plain.shape == odd.shape and (plain != odd).any()  # drawn, as missing-glyph boxes
+    assert missing_chars(SHIPPED_CJK_FONT, "老王😀𠀀") == ["😀", "𠀀"]
 
 
 def test_the_same_picture_is_drawn_once():
@@ -137,6 +156,9 @@ def test_the_font_can_be_chosen_by_env(monkeypatch, tmp_path):
     share._font_path.cache_clear()
     try:  # a missing file is skipped, the usual fonts are still tried
         assert share._font_path() == next((p for p in share.FONT_CANDIDATES if Path(p).is_file()), None)
+        monkeypatch.setenv(share.FONT_ENV, str(SHIPPED_CJK_FONT.parent / "OFL.txt"))
+        share._font_path.cache_clear()
+        assert share._font_path() == str(SHIPPED_CJK_FONT.parent / "OFL.txt")  # a file: taken as given
     finally:
         share._font_path.cache_clear()
 
