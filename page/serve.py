@@ -5,32 +5,31 @@ the laptop's LAN address is not one over plain HTTP. So a self-signed certificat
 spot for the machine's LAN addresses (`page.cert`); each phone accepts the browser's warning once.
 It is kept in `.cache/lan-cert/` and reused while it covers the same addresses.
 
+Why a gate in front of Streamlit: anyone on the same Wi-Fi (a café, a hotel) could otherwise open
+the page and the evening's scorebook, and Streamlit takes websocket sessions and file uploads from
+any browser before the page's script could ask for anything. So `python -m page.serve` runs
+Streamlit on 127.0.0.1 only (plain HTTP, a free port) and serves the network itself on `--port`:
+HTTPS with the certificate, the PIN gate of `page.gate` and the proxy of `page.lan_proxy`. It draws
+a fresh 6-digit PIN and prints it with the URL (and a QR code) in the terminal; the phones see only
+the gate's PIN page, and the health check, until they give it.
+
 Why a warm-up: Streamlit runs app.py only when a browser connects, so the first player would wait
 for torch and the model to load (half a minute on a busy laptop). `warm_up` asks Streamlit's script
 health check (`--server.scriptHealthCheckEnabled`) to run the page once right after the start; the
-model and the sample land in the server's cache before anyone opens the page. `make app` runs it
-beside the server as `python -m page.serve --warm URL`.
+model and the sample land in the server's cache before anyone opens the page. `make app-lan` asks
+Streamlit on 127.0.0.1 directly, behind the gate, so the whole page runs; `make app` runs it beside
+the server as `python -m page.serve --warm URL`.
 
-Why a PIN: anyone on the same Wi-Fi (a café, a hotel) could otherwise open the page and the evening's
-scorebook. `python -m page.serve` draws a fresh 6-digit PIN, prints it with the URL (and a QR code)
-in the terminal, and hands it to Streamlit in env `MAHJONG_PIN`. The page asks for it once per
-browser session before it shows anything; app.py calls, right after `st.set_page_config`:
-
-    from page.serve import require_pin
-    require_pin()   # no-op without MAHJONG_PIN; else a PIN form, st.stop() until it is right
-
-(or builds its own form on `pin_required`, `check_pin`, `pin_locked_for`, `access_token` and
-`check_token`; after the right PIN, `?t=<access_token>` in the address lets a reload through).
-
-`check_pin` compares in constant time, accepts full-width digits and spaces (a Chinese keyboard),
-and after `MAX_FAILURES` wrong tries in a row refuses every try for `LOCKOUT_S` seconds (one lock for
-the whole server, so opening new tabs does not reset it): guessing 6 digits would take months.
+`require_pin()`, which app.py calls right after `st.set_page_config`, is the older PIN form drawn by
+the page itself: it does something only when `MAHJONG_PIN` is set by hand for a page served some
+other way. `make app-lan` does not set it (the gate has asked already), so there it does nothing.
 Without `MAHJONG_PIN` (plain `make app` on 127.0.0.1) there is no gate and `check_pin` is True.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import hmac
 import ipaddress
@@ -42,12 +41,13 @@ import subprocess
 import sys
 import threading
 import time
-import unicodedata
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from page.cert import Certificate, CertificateError, ensure_certificate
+from page.gate import Gate, normalise_pin
+from page.lan_proxy import GateServer
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN_ENV = "MAHJONG_PIN"
@@ -57,11 +57,14 @@ LOCKOUT_S = 30.0
 DEFAULT_PORT = 8501
 CERT_DIR = ROOT / ".cache" / "lan-cert"
 WARM_TIMEOUT_S = 300.0
+MAX_UPLOAD_MB = 30
 #: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent, and
 #: the script health check that `warm_up` calls.
 STREAMLIT_FLAGS: tuple[str, ...] = (
     "--server.headless", "true", "--browser.gatherUsageStats", "false",
     "--server.scriptHealthCheckEnabled", "true",
+    # a phone photo is a few MB; Streamlit's default would take 200 MB a file
+    "--server.maxUploadSize", str(MAX_UPLOAD_MB),
 )  # fmt: skip
 
 
@@ -73,14 +76,9 @@ def new_pin(digits: int = PIN_DIGITS) -> str:
     return "".join(secrets.choice("0123456789") for _ in range(digits))
 
 
-def normalise_pin(text: str) -> str:
-    """What the player meant: full-width digits (Chinese keyboards) made ASCII; spaces and dashes dropped."""
-    plain = unicodedata.normalize("NFKC", str(text))
-    return "".join(ch for ch in plain if not ch.isspace() and ch not in "-_")
-
-
 class PinGate:
-    """Checks PINs for the whole server process; after repeated wrong tries it refuses for a while."""
+    """The page's own PIN form's lock (`require_pin`): one for the whole Streamlit process, which sees
+    no client addresses. `make app-lan` counts per address in its gate (`page.gate.ClientLocks`)."""
 
     def __init__(self, max_failures: int = MAX_FAILURES, lockout_s: float = LOCKOUT_S, clock=time.monotonic):
         self.max_failures = max_failures
@@ -115,7 +113,7 @@ _GATE = PinGate()
 
 
 def pin_required(env: Mapping[str, str] = os.environ) -> bool:
-    """Whether this server was started behind a PIN (`make app-lan`)."""
+    """Whether the page itself asks for a PIN (`MAHJONG_PIN` set by hand; not by `make app-lan`)."""
     return bool(env.get(PIN_ENV, "").strip())
 
 
@@ -131,34 +129,16 @@ def pin_locked_for() -> float:
     return _GATE.locked_for()
 
 
-def access_token(env: Mapping[str, str] = os.environ) -> str:
-    """What the page puts in the address (?t=…) after the right PIN, so a reload does not ask again.
-
-    Derived from this server's PIN (a keyed hash), so it ends with the server; 80 bits cannot be
-    guessed online, and whoever has it could read it off the phone as easily as the PIN.
-    """
-    return hmac.new(
-        normalise_pin(env.get(PIN_ENV, "")).encode(), b"mahjong-lan-access", "sha256"
-    ).hexdigest()[:20]
-
-
-def check_token(token: str, env: Mapping[str, str] = os.environ) -> bool:
-    """Is `token` this server's `access_token`? True when the server has no PIN."""
-    if not pin_required(env):
-        return True
-    return hmac.compare_digest(str(token).encode(), access_token(env).encode())
-
-
 def require_pin() -> None:
-    """The PIN gate for the top of app.py (after st.set_page_config): shows only a PIN form and stops
-    the script until this browser session gave the right PIN. Nothing to do without `MAHJONG_PIN`."""
+    """The page's own PIN form for the top of app.py (after st.set_page_config): shows only a PIN form
+    and stops the script until this browser session gave the right PIN. Nothing to do without
+    `MAHJONG_PIN`, which `make app-lan` does not set: its gate (`page.gate`) asked before Streamlit."""
     import streamlit as st
 
     ss = st.session_state
     if ss.get("pin_ok"):
         return
-    if check_token(st.query_params.get("t", "")):  # no PIN on this server, or a reload after the PIN
-        ss["pin_ok"] = True
+    if not pin_required():
         return
     st.markdown("### 麻将计分 · PIN")
     with st.form("pin_form"):
@@ -172,7 +152,6 @@ def require_pin() -> None:
     if sent:
         if check_pin(pin):
             ss["pin_ok"] = True
-            st.query_params["t"] = access_token()  # a reload of this page does not ask again
             st.rerun()
         wait = pin_locked_for()
         st.error(
@@ -212,26 +191,21 @@ def lan_addresses() -> list[str]:
 # ---------------------------------------------------------------------- serving
 
 
-def streamlit_command(
-    cert: Certificate, port: int = DEFAULT_PORT, app: Path = ROOT / "app.py", python: str = sys.executable
-) -> list[str]:
-    """The Streamlit command line: every interface, HTTPS with the certificate, no statistics."""
+def streamlit_command(port: int, app: Path = ROOT / "app.py", python: str = sys.executable) -> list[str]:
+    """Streamlit behind the gate: 127.0.0.1 only, plain HTTP (the gate speaks HTTPS), no statistics."""
     return [
         python, "-m", "streamlit", "run", str(app), *STREAMLIT_FLAGS,
-        "--server.address", "0.0.0.0", "--server.port", str(port),
-        # our banner says where to go; Streamlit's own would look up the public IP on the internet
+        "--server.address", "127.0.0.1", "--server.port", str(port),
+        # our banner says where to go; Streamlit's would name its inner port and look up the public IP
         "--logger.hideWelcomeMessage", "true",
-        "--server.sslCertFile", str(cert.cert), "--server.sslKeyFile", str(cert.key),
     ]  # fmt: skip
 
 
-def page_has_gate(app: Path) -> bool:
-    """Whether the page calls the PIN gate: the LAN is never served by a page that would ignore the PIN."""
-    try:
-        source = app.read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return "require_pin(" in source or "check_pin(" in source
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on now, for Streamlit behind the gate."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
 
 
 def urls(addresses: Sequence[str], port: int) -> list[str]:
@@ -313,10 +287,41 @@ def warm_up(
     return time.monotonic() - t0 if ok else None
 
 
-def _warm_and_say(url: str, context: ssl.SSLContext | None = None) -> None:
+def _warm_and_say(url: str, context: ssl.SSLContext | None = None, shown: str | None = None) -> None:
     took = warm_up(url, context=context)
     if took is not None:
-        print(f"\n  页面已预热，可以打开了 / ready: {url} (warm-up {took:.1f} s)\n", flush=True)
+        print(f"\n  页面已预热，可以打开了 / ready: {shown or url} (warm-up {took:.1f} s)\n", flush=True)
+
+
+def server_context(cert: Certificate) -> ssl.SSLContext:
+    """TLS for the phones with the self-signed certificate (TLS 1.2 or newer)."""
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(str(cert.cert), str(cert.key))
+    return ctx
+
+
+async def _serve_while(server: GateServer, proc: subprocess.Popen) -> None:
+    """Serve the gate until Streamlit exits (it stops on Ctrl+C like us, or on an error of its own)."""
+    task = asyncio.create_task(server.serve_forever())
+    try:
+        while proc.poll() is None and not task.done():
+            await asyncio.sleep(0.5)
+    finally:
+        server.close()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -334,13 +339,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.warm:
         _warm_and_say(args.warm)
         return 0
-    if not page_has_gate(args.app):
-        print(
-            f"make app-lan: {args.app} does not ask for the PIN (no require_pin() call), so it is not "
-            "served to the network; use `make app` on this computer",
-            file=sys.stderr,
-        )
-        return 2
     addresses = lan_addresses()
     hosts = list(dict.fromkeys([*addresses, *args.host, "localhost", "127.0.0.1"]))
     try:
@@ -349,21 +347,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"make app-lan: {exc}", file=sys.stderr)
         return 2
     pin = new_pin()
+    inner = free_port()
+    cmd = streamlit_command(inner, args.app)
     print(banner(addresses, args.port, pin, cert), flush=True)
-    cmd = streamlit_command(cert, args.port, args.app)
     if args.dry_run:
         print(" ".join(cmd))
         return 0
-    env = {**os.environ, PIN_ENV: pin}
-    local = ssl.create_default_context(cafile=str(cert.cert))
-    threading.Thread(
-        target=_warm_and_say, args=(f"https://127.0.0.1:{args.port}", local), daemon=True
-    ).start()
+    server = GateServer(Gate(pin), inner, port=args.port, host="0.0.0.0", ssl_context=server_context(cert))
+    return asyncio.run(_run(server, cmd, urls(addresses, args.port)[:1]))
+
+
+async def _run(server: GateServer, cmd: list[str], shown: list[str]) -> int:
     try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
-        return 0
+        await server.start()  # the port first: when it is taken, Streamlit is not started at all
+    except OSError as exc:
+        print(f"make app-lan: port {server.port} is not free ({exc.strerror})", file=sys.stderr)
+        return 2
+    env = {k: v for k, v in os.environ.items() if k != PIN_ENV}  # the gate asks; the page does not
+    proc = subprocess.Popen(cmd, env=env)
+    inner = f"http://127.0.0.1:{server.upstream_port}"
+    threading.Thread(target=_warm_and_say, args=(inner, None, (shown or [None])[0]), daemon=True).start()
+    try:
+        await _serve_while(server, proc)
+    except asyncio.CancelledError:  # Ctrl+C
+        pass
+    finally:
+        _stop(proc)
+    return proc.returncode if proc.returncode and proc.returncode > 0 else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None
