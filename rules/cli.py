@@ -1,4 +1,9 @@
-"""Command line: `python -m rules score|waits FILE|- [--text | --jsonl]`.
+"""Command line: `python -m rules score|waits|check FILE|- [--text | --jsonl]`.
+
+`check` lists every problem of the input at once (`rules.check`), not only the first: JSON
+`{"version": 1, "problems": [{"field", "code", "missing", "message", "zh", "en"}, ...]}`, or with
+`--text` one line each (`missing: FIELD: ...` for an input not given yet, `error: FIELD: ...` for
+one given wrong, `ok` when there is none); the exit status is 2 when there is any problem.
 
 Malformed input prints one line `error: FIELD: what is wrong` on stderr and exits with status 2; a
 well-formed hand that cannot win is a normal result (`"valid": false` with a reason). A worked
@@ -22,8 +27,8 @@ from collections.abc import Callable
 from typing import BinaryIO
 
 from .engine import score
-from .errors import HandError
-from .parse import loads_document
+from .errors import HandError, Problem
+from .parse import check_document, loads_document
 from .text import render_text
 from .waits import waits
 
@@ -44,6 +49,24 @@ def _waits_text(text: str) -> str:
     return waits(loads_document(text, need_win_tile=False)).text()
 
 
+def check_dict(problems: list[Problem]) -> dict:
+    return {"version": 1, "problems": [p.to_dict() for p in problems]}
+
+
+def check_text(problems: list[Problem]) -> str:
+    if not problems:
+        return "ok"
+    return "\n".join(f"{'missing' if p.missing else 'error'}: {p}" for p in problems)
+
+
+def _check_json(text: str) -> dict:
+    return check_dict(check_document(text))
+
+
+def _check_text(text: str) -> str:
+    return check_text(check_document(text))
+
+
 COMMANDS: dict[str, tuple[Callable[[str], dict], Callable[[str], str], str]] = {
     "score": (_score_json, _score_text, "score one hand (or one per line with --jsonl)"),
     "waits": (
@@ -51,6 +74,7 @@ COMMANDS: dict[str, tuple[Callable[[str], dict], Callable[[str], str], str]] = {
         _waits_text,
         "听牌: every tile that would win a hand one tile short, with its 番 and payments",
     ),
+    "check": (_check_json, _check_text, "list every problem of the input (not only the first)"),
 }
 
 
@@ -118,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as e:
             _emit(f"error: cannot read {args.file}: {e.strerror or e}", sys.stderr)
             return 2
+        if args.command == "check":
+            problems = check_document(text)
+            _emit(check_text(problems) if args.text else _dumps(check_dict(problems)))
+            return 2 if problems else 0
         try:
             out = as_text(text) if args.text else _dumps(as_json(text))
         except HandError as e:

@@ -45,7 +45,84 @@ ERROR_WORDS: dict[str, ErrorWords] = {
     "HUN_CLAIMED": ErrorWords("打出的混不能被胡", "a discarded 混 cannot be won on"),
     "SELF_FEED": ErrorWords("胡牌的人不能点自己的炮", "the winner cannot feed his own win"),
     "SITUATION": ErrorWords("这种情况不可能发生（例如没有杠却选了杠上开）", "a situation that cannot happen"),
+    "DUPLICATE_KEY": ErrorWords("同一项写了两次", "a key is given twice"),
+    "TOO_LONG": ErrorWords("数据太长，不是一局牌", "the input is far too long to be a hand"),
 }
+
+#: Why a well-formed hand cannot win (`ScoreResult.reason`), in the same words as the errors: a short
+#: Chinese name and an English explanation. The result's `message` is the two joined by ": ".
+REASON_WORDS: dict[str, ErrorWords] = {
+    "DISCARDED_HUN": ErrorWords("打过混", "the winner discarded a 混 earlier this hand, so he cannot win it"),
+    "CLOSED_DISCARD_WIN": ErrorWords(
+        "闭门不能点炮胡", "a closed hand (no 吃/碰/明杠) may only win by self-draw, except 七对"
+    ),
+    "SHOUBAYI_WITH_CHI": ErrorWords(
+        "手把一只能飘胡", "four melds are allowed only when none of them is a 吃"
+    ),
+    "SHOUBAYI_NOT_ALLOWED": ErrorWords(
+        "鞍山不许手把一", "a hand with four melds and one tile left cannot win"
+    ),
+    "NOT_A_WINNING_SHAPE": ErrorWords(
+        "不成胡牌", "the tiles do not form 4 sets + 1 pair or 七对 (nor 十三幺 in 鞍山), even with 混"
+    ),
+    "MISSING_SUIT": ErrorWords(
+        "缺门", "every suit (万, 饼, 条) must be present as a natural tile; a 混 never fills a suit"
+    ),
+    "NO_YAOJIU": ErrorWords(
+        "没有幺九", "no natural 1, 9 or honour tile (a 混 counts only as a 1/9 inside a 顺子 in 辽阳)"
+    ),
+    "NO_SHUN": ErrorWords("没有顺子", "鞍山 needs at least one 顺子 (飘 is not allowed)"),
+    "NO_KE": ErrorWords(
+        "没有横", "the hand needs a 横 (triplet or 碰/杠), or a pair of 中/发/白 with a natural tile"
+    ),
+}
+
+#: `ScoreResult.message` for each reason (hand-json.md "Output (hand that cannot win)").
+REASON_MESSAGES: dict[str, str] = {k: f"{w.zh}: {w.en}" for k, w in REASON_WORDS.items()}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a hand's input, from `rules.check` (which lists them all).
+
+    `field` is the JSON path as in `HandError` (`winner`, `win.from`, `players.E.melds[0].tiles`…),
+    `code` a key of `ERROR_WORDS`, `message` the engine's precise sentence. `missing` tells an input
+    not given yet (no winner, no indicator, no discarder: code `MISSING`) from one given wrong, so a
+    page can ask for everything missing in one sentence and explain the rest one by one.
+    """
+
+    field: str
+    message: str
+    code: str = "INPUT"
+
+    @property
+    def missing(self) -> bool:
+        return self.code == "MISSING"
+
+    @property
+    def zh(self) -> str:
+        return ERROR_WORDS[self.code].zh
+
+    @property
+    def en(self) -> str:
+        return ERROR_WORDS[self.code].en
+
+    def error(self) -> HandError:
+        """The same problem as the exception `rules.score` raises."""
+        return HandError(self.field, self.message, self.code)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "field": self.field,
+            "code": self.code,
+            "missing": self.missing,
+            "message": self.message,
+            "zh": self.zh,
+            "en": self.en,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
 
 
 class HandError(ValueError):
@@ -58,6 +135,10 @@ class HandError(ValueError):
         self.message = message
         self.code = code
         super().__init__(f"{field}: {message}" if field else message)
+
+    @property
+    def problem(self) -> Problem:
+        return Problem(self.field, self.message, self.code)
 
     def words(self, lang: str = "zh") -> str:
         """The player words for this error's code (`lang` is "zh" or "en")."""

@@ -6,18 +6,9 @@ from dataclasses import dataclass, field
 
 from . import tiles as T
 from .decompose import Group
+from .errors import REASON_MESSAGES
 
-REASON_MESSAGES = {
-    "DISCARDED_HUN": "打过混: the winner discarded a 混 earlier this hand, so he cannot win it",
-    "CLOSED_DISCARD_WIN": "闭门不能点炮胡: a closed hand (no 吃/碰/明杠) may only win by self-draw, except 七对",
-    "SHOUBAYI_WITH_CHI": "手把一只能飘胡: four melds are allowed only when none of them is a 吃",
-    "SHOUBAYI_NOT_ALLOWED": "鞍山不许手把一: a hand with four melds and one tile left cannot win",
-    "NOT_A_WINNING_SHAPE": "不成胡牌: the tiles do not form 4 sets + 1 pair or 七对 (nor 十三幺 in 鞍山), even with 混",
-    "MISSING_SUIT": "缺门: every suit (万, 饼, 条) must be present as a natural tile; a 混 never fills a suit",
-    "NO_YAOJIU": "没有幺九: no natural 1, 9 or honour tile (a 混 counts only as a 1/9 inside a 顺子 in 辽阳)",
-    "NO_SHUN": "没有顺子: 鞍山 needs at least one 顺子 (飘 is not allowed)",
-    "NO_KE": "没有横: the hand needs a 横 (triplet or 碰/杠), or a pair of 中/发/白 with a natural tile",
-}
+__all__ = ["REASON_MESSAGES", "FanLine", "LoserResult", "ScoreResult", "group_dict"]
 
 
 @dataclass(frozen=True)

@@ -190,7 +190,7 @@ def waits(hand: Hand | Mapping | str) -> Waits:
             found.append(Wait(t, result))
     hun = scorer.facts.hun
     hun_wait = None
-    if scorer.counts[hun] < copy_limit(short, hun):
+    if scorer.counts[hun] < copy_limit(short.indicator, hun):
         drawn = _with_tile(short, hun, by="self_draw", source=None, after_kong=False)
         result = score_facts(*facts_of(drawn), scorer.search)
         if result.valid:
