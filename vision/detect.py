@@ -19,9 +19,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import torch
 
-from vision import _env, manifest
+from vision import _env, manifest, safe_weights
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.imageio import load_image
 from vision.suppress import keep_one_per_tile
@@ -91,10 +90,9 @@ class TileModel:
 
 
 def _load_yolo(path: Path) -> object:
-    from ultralytics import YOLO  # imported late: heavy, and _env must run first
-
+    """The YOLO detector in `path`, loaded without unpickling code (vision.safe_weights)."""
     _env.keep_pil_open_offline()
-    return YOLO(str(path), task="detect")
+    return safe_weights.load_detector(path)
 
 
 @lru_cache(maxsize=4)
@@ -104,20 +102,29 @@ def _load_cached(path: str) -> TileModel:
         raise FileNotFoundError(f"model file not found: {p}")
     if p.suffix == ".json":
         m = manifest.read(p)
-        for name in (m.detector, m.classifier):
-            if name and not (p.parent / name).is_file():
+        files = {name: manifest.weights_path(p, name) for name in (m.detector, m.classifier) if name}
+        for name, file in files.items():
+            if not file.is_file():
                 raise manifest.ModelFileError(f"{p}: weights file {name} is missing beside it")
-        detector = _load_yolo(p.parent / m.detector)
+        detector = _load_yolo(files[m.detector])
         classifier = None
         if m.classifier:
-            state = torch.load(p.parent / m.classifier, map_location="cpu", weights_only=True)
-            outputs = classifier_outputs(state)
+            state = safe_weights.load_state_dict(files[m.classifier])
+            try:
+                outputs = classifier_outputs(state)
+            except (KeyError, IndexError) as exc:
+                raise manifest.ModelFileError(f"{p}: {m.classifier} is not a tile classifier") from exc
             if outputs != len(m.classifier_classes):
                 raise manifest.ModelFileError(
                     f"{p}: classifier has {outputs} outputs but model.json names {len(m.classifier_classes)}"
                 )
             classifier = TileNet(num_classes=outputs, width=m.classifier_width)
-            classifier.load_state_dict({k: v.float() for k, v in state.items()})
+            try:
+                classifier.load_state_dict({k: v.float() for k, v in state.items()})
+            except RuntimeError as exc:
+                raise manifest.ModelFileError(
+                    f"{p}: {m.classifier} does not fit a width-{m.classifier_width} tile classifier"
+                ) from exc
             classifier.eval()
         meta = m.to_dict()
         return TileModel(detector, classifier, m.conf, m.det_imgsz, p, meta, m.tile_conf, m.face_conf)

@@ -71,6 +71,10 @@ def from_dict(d: dict) -> ModelManifest:
     """Parse a model.json dict; format-1 files (before tile_conf) are read with safe defaults."""
     if not isinstance(d, dict) or "detector" not in d:
         raise ModelFileError("model.json must be an object with at least a `detector` file name")
+    if not isinstance(d["detector"], str) or not d["detector"]:
+        raise ModelFileError("`detector` must be the weights file's name")
+    if d.get("classifier") is not None and (not isinstance(d["classifier"], str) or not d["classifier"]):
+        raise ModelFileError("`classifier` must be the weights file's name, or absent")
     version = d.get("format_version", 1)
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(f"model format {version!r} is newer than this code reads ({FORMAT_VERSION})")
@@ -97,6 +101,31 @@ def from_dict(d: dict) -> ModelManifest:
         raise ModelFileError(f"bad model.json field: {exc}") from exc
     check_classes(m)
     return m
+
+
+def weights_path(model_json: str | Path, name: str) -> Path:
+    """The weights file `name` of a model.json, which must lie inside the model's own folder.
+
+    A model folder is handed around (adapt writes one per player, MAHJONG_MODEL names any), so its
+    model.json must not be able to point at a file elsewhere: an absolute path, a `..` step or a
+    symlink leading out of the folder is refused, and so is anything that is not a plain file name
+    below it.
+    """
+    p = Path(model_json)
+    if not isinstance(name, str) or not name or "\\" in name or "\x00" in name:
+        raise ModelFileError(f"{p}: weights file name {name!r} is not a file name in the model's folder")
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ModelFileError(
+            f"{p}: weights file {name!r} lies outside the model's folder; only names inside it"
+        )
+    folder = p.parent.resolve()
+    target = folder / rel
+    try:
+        target.resolve(strict=False).relative_to(folder)
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise ModelFileError(f"{p}: weights file {name!r} leads outside the model's folder (a link)") from exc
+    return target
 
 
 def read(path: str | Path) -> ModelManifest:
@@ -132,6 +161,6 @@ def version_of(path: str | Path) -> str:
     if p.suffix == ".json":
         m = read(p)
         for weights in (m.detector, m.classifier):
-            if weights and (p.parent / weights).is_file():
-                digest.update((p.parent / weights).read_bytes())
+            if weights and weights_path(p, weights).is_file():
+                digest.update(weights_path(p, weights).read_bytes())
     return f"{p.name}@{digest.hexdigest()[:12]}"
