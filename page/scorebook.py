@@ -19,20 +19,35 @@ next seat in play order E → S → W → N (seed 000 §一.3 and 001 §二 for 
 so it follows the same custom). `rules.presets` carries no dealer field, so the rule lives here in
 `DEALER_RULES`, one row per preset.
 
+What can go wrong with the file (damaged, read-only, disk full, written by a newer version, locked
+by another program) comes out of every method, reads included, as a `ScorebookError` with `.words`
+(a `page.words.Words`: one sentence in Chinese and English that also says this hand still scores)
+and `.kind` (one of FAULT_KINDS), never as a bare sqlite3 or OS error. Bad input is kind "other".
+A file that cannot be written still shows its evenings and totals; only its writes fail.
+
+Which evening is current: the one last started (新的一晚) or reopened (重开), kept in the file's
+`settings` table so every tab and a restart agree; the newest when none was chosen. The table was
+added without a schema change: an older file gains it when first opened, older code ignores it.
+
 Intended use in app.py (the page engineer wires it):
 
     from page.scorebook import Scorebook, ScorebookError
     book = Scorebook()                      # default path; cheap, open per run or cache_resource
     ev = book.current()                     # None before the first evening
-    ev = book.ensure_evening(preset="liaoyang")  # the latest evening, or a new one (atomic)
+    ev = book.ensure_evening(preset="liaoyang")  # the current evening, or a new one (atomic)
     book.start_evening({"E": "老王", "S": "小李"}, preset="liaoyang")  # 新的一晚: totals from 0
+    book.reopen(old.id)                     # back to an earlier evening (it becomes current)
     st_ = book.standing(ev.id)              # .dealer prefills the situation; .totals / .names shown
     rec = book.record_hand(hand, result.to_dict(), photo_hash=photo.key, evening_id=ev.id)
     if rec.duplicate: ...                   # the same photo + hand was already recorded (double tap)
+    done = book.find_photo(photo.key, ev.id)  # 这张照片已记为第 n 局 — 改成这样？
+    book.replace_hand(done.number, hand, result.to_dict(), photo.key, ev.id)
     book.record_draw(ev.id)                 # 黄庄: nobody won, the dealer stays
-    book.undo_last(ev.id)                   # returns the removed hand (or None)
+    gone = book.undo_last(ev.id)            # 撤销: returns the removed hand (or None) ...
+    book.restore(gone)                      # ... and 恢复 puts it back
     book.history(ev.id)                     # list[HandRecord], oldest first
     st.download_button("导出 CSV", book.export_csv(ev.id), "scorebook.csv", "text/csv")
+    except ScorebookError as exc: say("warning", exc.words)  # exc.kind: what to offer
 """
 
 from __future__ import annotations
@@ -101,6 +116,10 @@ class ScorebookError(ValueError):
         self.kind = kind
         zh, en = self.words
         super().__init__(zh if zh == en else f"{zh} ({en})")
+
+    def __reduce__(self) -> tuple:
+        """Words and kind survive pickling (a worker process reporting to the page)."""
+        return (type(self), (self.words, self.kind))
 
 
 _NOT_STARTED = Words("还没有开始记分", "no evening has been started yet")
@@ -293,8 +312,28 @@ def in_words(method: _Method) -> _Method:
 
 
 def connect(path: Path, busy_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) that waits `busy_s` for a lock."""
-    con = sqlite3.connect(path, timeout=busy_s, isolation_level=None)
+    """A connection in autocommit mode (transactions are explicit) that waits `busy_s` for a lock.
+
+    A WAL file on a read-only mount cannot be opened the usual way (its -shm cannot be made); there
+    the file is opened as immutable, so it can still be read; every write then fails as read_only.
+    """
+    con = _open(path, busy_s, immutable=False)
+    try:
+        con.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+    except sqlite3.OperationalError as exc:
+        con.close()
+        cantopen = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _CANTOPEN
+        if not (cantopen and path.is_file() and _exists_but_not_writable(path)):
+            raise
+        con = _open(path, busy_s, immutable=True)
+    return con
+
+
+def _open(path: Path, busy_s: float, immutable: bool) -> sqlite3.Connection:
+    target: str | Path = path
+    if immutable:
+        target = f"{path.resolve().as_uri()}?immutable=1"
+    con = sqlite3.connect(target, timeout=busy_s, isolation_level=None, uri=immutable)
     try:
         con.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
         con.execute("PRAGMA foreign_keys=ON")

@@ -5,6 +5,7 @@ lock held by another connection. The mount and chattr tests need root and skip, 
 from __future__ import annotations
 
 import json
+import pickle
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 import rules
 from page.hand_store import HandStore
 from page.scorebook import FAULT_KINDS, Scorebook, ScorebookError
+from page.words import Words
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -164,20 +166,26 @@ def test_an_older_immutable_file_without_settings_still_reads(tmp_path, immutabl
     assert book.current().names["E"] == "老王" and book.standing().hands == 1
 
 
-def test_a_read_only_mount_says_read_only(tmp_path, mounted):
+def test_a_read_only_mount_still_reads_and_says_read_only(tmp_path, mounted):
     folder = tmp_path / "ro"
     folder.mkdir()
-    _book_with_hands(folder / "book.sqlite", 1)
+    _book_with_hands(folder / "book.sqlite", 2)
+    HandStore(folder / "book.sqlite").save({"a": 1}, b"photo")
+    Scorebook(folder / "other.sqlite")  # a scorebook file without the hand store's tables
     mounted(f"--bind '{folder}'", folder)
     if _sh(f"mount -o remount,bind,ro '{folder}'").returncode != 0:
         pytest.skip("cannot remount read-only here")
-    for make in (Scorebook, HandStore):
+    book = Scorebook(folder / "book.sqlite")  # no -shm can be made: opened as immutable
+    assert book.standing().hands == 2 and book.current().names["E"] == "老王"
+    assert HandStore(folder / "book.sqlite").load().photo == b"photo"
+    for write in (book.record_draw, lambda: book.reopen(1), lambda: HandStore(book.path).clear()):
         with pytest.raises(ScorebookError) as err:
-            make(folder / "book.sqlite")
+            write()
         _check(err, "read_only", "只能读", "read-only")
-    with pytest.raises(ScorebookError) as err:  # a new file in a read-only folder
-        Scorebook(folder / "new.sqlite")
-    _check(err, "read_only", "只能读", "read-only")
+    for make, name in ((HandStore, "other.sqlite"), (Scorebook, "new.sqlite")):
+        with pytest.raises(ScorebookError) as err:  # tables that cannot be made, a file that cannot be
+            make(folder / name)
+        _check(err, "read_only", "只能读", "read-only")
 
 
 # ---------------------------------------------------------------------- disk full
@@ -252,3 +260,5 @@ def test_errors_keep_working_as_value_errors_for_old_callers():
     assert isinstance(err, ValueError) and err.kind == "other" and err.words == ("只有中文", "只有中文")
     with pytest.raises(ValueError, match="unknown scorebook fault kind"):
         ScorebookError("x", kind="bad")
+    sent = pickle.loads(pickle.dumps(ScorebookError(Words("磁盘满了", "disk full"), "disk_full")))
+    assert sent.words == Words("磁盘满了", "disk full") and sent.kind == "disk_full"
