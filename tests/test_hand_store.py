@@ -43,7 +43,7 @@ def test_nothing_saved_yet(store):
 def test_save_and_load_round_trip_chinese_and_photo(store, path):
     state = {"tiles": ["1m", "中"], "note": "东家 老王", "n": 3}
     rev = store.save(state, PHOTO)
-    assert rev == 1 and store.revision() == 1
+    assert rev == 1 and store.revision() == 1 and "photo_hash" not in state  # the caller's dict stays
     got = store.load()
     key = hashlib.sha256(PHOTO).hexdigest()
     assert got.rev == 1 and got.photo == PHOTO and got.state == {**state, "photo_hash": key}

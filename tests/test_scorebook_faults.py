@@ -103,6 +103,46 @@ def test_damaged_pages_are_corrupt_on_a_read(tmp_path):
         assert "这一局照样能算分" in err.value.words.zh and "MAHJONG_SCOREBOOK" in err.value.words.en
 
 
+def test_every_method_says_corrupt_when_the_file_goes_bad_under_it(tmp_path):
+    """The file is replaced by garbage after opening: every read and write speaks, none tracebacks."""
+    path = tmp_path / "book.sqlite"
+    book = _book_with_hands(path, 2)
+    record = book.history()[-1]
+    store = HandStore(path)
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        p.unlink(missing_ok=True)
+    path.write_bytes(b"\x00garbage" * 1000)
+    hand, result = _example()
+    calls = {
+        "start_evening": book.start_evening,
+        "ensure_evening": book.ensure_evening,
+        "reopen": lambda: book.reopen(1),
+        "rename": lambda: book.rename(1, {"E": "A"}),
+        "current": book.current,
+        "evening": lambda: book.evening(1),
+        "evenings": book.evenings,
+        "record_hand": lambda: book.record_hand(hand, result, "x"),
+        "replace_hand": lambda: book.replace_hand(1, hand, result),
+        "record_draw": book.record_draw,
+        "undo_last": book.undo_last,
+        "restore": lambda: book.restore(record),
+        "history": book.history,
+        "find_photo": lambda: book.find_photo("p1"),
+        "standing": book.standing,
+        "export_csv": book.export_csv,
+        "save": lambda: store.save({}, None),
+        "load": store.load,
+        "revision": store.revision,
+        "clear": store.clear,
+    }
+    public = {n for n in dir(Scorebook) + dir(HandStore) if not n.startswith("_")}
+    assert public - {"path", "busy_s"} == set(calls)  # a new method gets a line here
+    for name, call in calls.items():
+        with pytest.raises(ScorebookError) as err:
+            call()
+        assert err.value.kind == "corrupt", name
+
+
 def test_a_row_with_broken_json_is_corrupt(tmp_path):
     path = tmp_path / "book.sqlite"
     book = _book_with_hands(path, 1)
