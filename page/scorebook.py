@@ -390,8 +390,8 @@ CREATE TABLE IF NOT EXISTS settings (
     value TEXT
 );
 """
-#: The tables a file needs before this code can use it; `settings` came later and is optional to read
-#: (an older file opened read-only has none), so the schema version did not change with it.
+#: The tables this code makes. `settings` came later without a new schema version: only `evenings`
+#: and `hands` are needed to read a file (an older one opened read-only has no `settings`).
 _TABLES = ("evenings", "hands", "settings")
 CURRENT_EVENING = "current_evening"  # settings key: the evening 新的一晚 or 重开 made current
 
