@@ -12,8 +12,16 @@ in one line and, with `--repair`, mends it without losing anything a person save
                   (the photo's hash is read from the JPEG's comment)
     orphan-image  an image without its label, or a label without its image, that no line uses
     orphan-label  -> moved under .orphans/ (same relative path), never deleted
-    temp-file     a staged or temp file of an interrupted write (always partial) -> deleted
+    temp-file     a file `.staging/` holds under the name a save gives it (always partial) -> deleted;
+                  a `.tmp-*` file of an older version's write -> moved under .orphans/
+    hidden-file   any other dot-named file in images/ or labels/, or a stray file in .staging/
+    stray-file    -> moved under .orphans/ (a person may have made it: nothing else is ever deleted)
+    link          a symbolic link where a save writes files: never followed (it may lead out of the
+                  folder), its line is a bad-record -> the link itself moved under .orphans/
     layout        a missing folder or data.yaml -> created
+
+An image + label pair is restored only when both are regular files and the label names at least
+one tile: a save never stores an empty label, so an empty one is debris, not training data.
 
 It holds the store's lock while it looks (shared) or mends (exclusive), so it never mistakes a
 save in progress for debris. Exit status: 0 clean (or all mended), 1 problems remain, 2 bad DIR.
@@ -100,7 +108,8 @@ def image_problem(image: Path, expected_sha: str | None = None) -> str | None:
 
 
 def _rel(root: Path, path: Path) -> str:
-    return path.resolve().relative_to(root.resolve()).as_posix()
+    """`path` relative to `root`, lexically: a link is named where it lies, never where it leads."""
+    return Path(os.path.abspath(path)).relative_to(root).as_posix()
 
 
 def _checked_deep(root: Path, record: dict) -> tuple[Path, Path] | str:
@@ -224,20 +233,48 @@ def _survey_manifest(root: Path, plan: _Plan) -> set[Path]:
 
 
 def _complete_pair(image: Path, referenced: set[Path]) -> Path | None:
-    """The label of an unreferenced image if the two form a complete, usable example."""
+    """The label of an unreferenced image if the two form a complete, usable example: regular
+    files (never links), a label with at least one tile (an empty one is no training data)."""
     label = label_path_for(image)
-    if image.suffix != ".jpg" or label in referenced or not label.is_file():
+    if image.suffix != ".jpg" or label in referenced or _odd(label) or not label.is_file():
         return None
     if label_problem(label) is not None or image_problem(image) is not None:
         return None
-    return label
+    return label if read_labels(label) else None
+
+
+#: How `vision.durable.staged_name` names a file being written: safe to delete, always partial.
+_STAGED = re.compile(r".+\.[0-9]+\.[0-9a-f]+\.part")
+
+
+def _odd(path: Path) -> tuple[str, str] | None:
+    """(kind, detail) for a file no save publishes where it lies: a link (never followed: it may
+    lead out of the folder), a temp file of an older version's write, any other hidden file."""
+    if path.is_symlink():
+        return "link", f"a symbolic link (to {os.readlink(path)!r}), never followed"
+    if path.name.startswith(".tmp-"):
+        return "temp-file", "temp file of an interrupted write"
+    if path.name.startswith("."):
+        return "hidden-file", "hidden file that no save writes here"
+    return None
+
+
+def _set_aside(root: Path, plan: _Plan, kind: str, path: Path, detail: str) -> None:
+    """Report a file and queue it for .orphans/: whatever it is, a person may have made it."""
+    f = plan.found(kind, _rel(root, path), detail, f"moved under {ORPHANS}/")
+    plan.quarantine.append((f, path))
 
 
 def _survey_files(root: Path, plan: _Plan, referenced: set[Path]) -> None:
     known = {r["hash"] for r in map(_parse_kept, plan.keep)}
     counts = {digest: len(v) for digest, v in photo_versions(root).items()}
+    linked = {f"{folder}/{split}" for folder in ("images", "labels") for split in SPLITS}
+    linked = {sub for sub in linked if (root / sub).is_symlink()}
+    for sub in sorted(linked):
+        plan.found("link", sub, "the folder is a symbolic link, never followed; make it a real folder", None)
     for split in SPLITS:
-        for image in (p.resolve() for p in _files(root / "images" / split) if not p.name.startswith(".")):
+        images = [] if f"images/{split}" in linked else _files(root / "images" / split)
+        for image in (p for p in images if not _odd(p)):
             label = None if image in referenced else _complete_pair(image, referenced)
             if label is not None:
                 rec = _rebuilt_record(root, image, label, known, 0)
@@ -248,19 +285,30 @@ def _survey_files(root: Path, plan: _Plan, referenced: set[Path]) -> None:
                     "unrecorded", _rel(root, image), "image + label without a manifest line", "line added"
                 )
         for folder, kind, other in (("images", "orphan-image", "label"), ("labels", "orphan-label", "image")):
+            if f"{folder}/{split}" in linked:
+                continue
             for path in _files(root / folder / split):
-                if path.name.startswith("."):
-                    f = plan.found(
-                        "temp-file", _rel(root, path), "temp file of an interrupted write", "deleted"
+                odd = _odd(path)
+                if odd:
+                    _set_aside(root, plan, *odd[:1], path, odd[1])
+                elif path not in referenced:
+                    _set_aside(
+                        root,
+                        plan,
+                        kind,
+                        path,
+                        f"no manifest line uses it (its {other} is missing or unusable)",
                     )
-                    plan.delete.append((f, path))
-                elif path.resolve() not in referenced:
-                    detail = f"no manifest line uses it (its {other} is missing or unusable)"
-                    f = plan.found(kind, _rel(root, path), detail, f"moved under {ORPHANS}/")
-                    plan.quarantine.append((f, path))
-    for path in [*_files(root / STAGING), *(p for p in _files(root) if p.name.startswith(".tmp-"))]:
-        f = plan.found("temp-file", _rel(root, path), "staged file of an interrupted save", "deleted")
-        plan.delete.append((f, path))
+    for path in _files(root / STAGING):
+        if _STAGED.fullmatch(path.name) and not path.is_symlink():
+            f = plan.found("temp-file", _rel(root, path), "staged file of an interrupted save", "deleted")
+            plan.delete.append((f, path))
+        else:
+            kind, detail = _odd(path) or ("stray-file", "not a file a save stages")
+            _set_aside(root, plan, kind, path, detail)
+    for path in (p for p in _files(root) if p.name.startswith(".tmp-")):
+        kind, detail = _odd(path) or ("temp-file", "")
+        _set_aside(root, plan, kind, path, detail)
 
 
 def _parse_kept(raw: bytes) -> dict:

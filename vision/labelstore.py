@@ -26,7 +26,8 @@ on its pixels (content hash); the same photo with the same boxes is stored once,
 processes at once (`fcntl` lock); the same photo with different boxes (saved again after a fix) is
 stored as a new version beside the old one, and the newest wins; nothing is ever overwritten
 (`os.link` refuses existing names); a short write or a full disk is an error that leaves the
-folder as it was; NaN/inf boxes are refused; names derived from input are sanitised and checked
+folder as it was; NaN/inf boxes, a save with no box inside the photo and a manifest line that
+cannot be encoded are refused before any file is written; names derived from input are sanitised and checked
 to stay inside the dataset folder.
 """
 
@@ -40,6 +41,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -311,9 +313,15 @@ def checked_paths(root: Path, record: dict) -> tuple[Path, Path] | str:
     except ValueError as exc:
         return str(exc)
     try:
-        size = image.stat().st_size
+        info = os.lstat(image)
     except OSError:
         return "image file missing"
+    if not stat.S_ISREG(info.st_mode):
+        return "image is not a regular file (a link or folder is never followed)"
+    size = info.st_size
+    with contextlib.suppress(OSError):
+        if not stat.S_ISREG(os.lstat(label).st_mode):
+            return "label is not a regular file (a link or folder is never followed)"
     if "image_bytes" in record and size != record["image_bytes"]:
         return "image differs from the one saved (size)"
     if size == 0:
@@ -448,12 +456,9 @@ def _free_names(root: Path, split: str, base: str, label: bytes, image: bytes) -
     )
 
 
-def _store_files(
-    root: Path, split: str, base: str, label: bytes, image: bytes
-) -> tuple[Path, Path, list[Path]]:
-    """Stage both files in full, then publish label, then image; returns the paths and what this
-    call published (for rollback). Files already there with the same bytes are reused."""
-    image_path, label_path = _free_names(root, split, base, label, image)
+def _store_files(root: Path, image_path: Path, label_path: Path, label: bytes, image: bytes) -> list[Path]:
+    """Stage both files in full, then publish label, then image; returns what this call published
+    (for rollback). Files already there with the same bytes are reused."""
     staged: list[Path] = []
     published: list[Path] = []
     try:
@@ -471,7 +476,29 @@ def _store_files(
         raise
     finally:
         _unlink_all(staged)
-    return image_path, label_path, published
+    return published
+
+
+def _encoded_line(record: dict) -> bytes:
+    """The manifest line of `record`, or one clear ValueError when a field cannot be written as
+    UTF-8 JSON (a lone surrogate from a file name, an object JSON has no form for)."""
+    try:
+        return (json.dumps(record, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode(
+            "utf-8"
+        )
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        bad = sorted(k for k, v in record.items() if not _writable(v))
+        raise ValueError(
+            f"manifest field(s) {', '.join(bad) or '?'} cannot be stored as UTF-8 JSON text"
+        ) from exc
+
+
+def _writable(value: object) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _unlink_all(paths: Iterable[Path]) -> None:
@@ -502,8 +529,9 @@ def save_example(
     the player changed (class fixed, box deleted or added); it goes to the manifest so retraining
     can weigh or audit corrected photos. `extra` adds manifest fields (never replacing ours).
 
-    Raises ValueError for bad input (image shape, unknown class, NaN/inf corners, a foreign
-    data.yaml) and `vision.durable.SaveError` (an OSError with a one-line message, e.g. "the disk
+    Raises ValueError for bad input (image shape, unknown class, NaN/inf corners, no box left
+    inside the photo, a manifest field that cannot be written as UTF-8 JSON, a foreign data.yaml;
+    all checked before any file is written) and `vision.durable.SaveError` (an OSError with a one-line message, e.g. "the disk
     is full") when the disk refuses; in both cases nothing new is visible in the folder.
     """
     rgb = np.asarray(rgb)
@@ -512,9 +540,15 @@ def save_example(
     root = Path(root)
     height, width = rgb.shape[:2]
     rows = yolo_rows(boxes, width, height)
+    if not rows:
+        raise ValueError(
+            f"no tile box lies inside the {width}x{height} photo ({len(boxes)} given): nothing to save as training data"
+        )
+    fields = {**(extra or {}), "model_version": model_version, "changed": int(changed)}
+    _encoded_line(fields)  # a field that cannot be written refuses the save before any file exists
     digest = content_hash(rgb)
     split = split_for(digest)
-    label_bytes = ("\n".join(rows) + ("\n" if rows else "")).encode()
+    label_bytes = ("\n".join(rows) + "\n").encode()
     try:
         root.mkdir(parents=True, exist_ok=True)
         with locked(root / LOCK_FILE):
@@ -526,33 +560,34 @@ def save_example(
                     digest, newest.split, newest.image, newest.label, True, len(rows), version=len(versions)
                 )
             earlier = next((v for v in reversed(versions) if same_bytes(v.label, label_bytes)), None)
-            published: list[Path] = []
-            if earlier is not None:  # back to an earlier version: a new line for its files
+            reuse = earlier is not None  # back to an earlier version: a new line for its files
+            if reuse:
                 image_path, label_path = earlier.image, earlier.label
                 image_bytes = image_path.read_bytes()
             else:
                 image_bytes = encode_jpeg(rgb, digest)
                 base = f"{safe_stem(source_name)}_{digest[:16]}_{_sha256(label_bytes)[:8]}"
-                image_path, label_path, published = _store_files(root, split, base, label_bytes, image_bytes)
+                image_path, label_path = _free_names(root, split, base, label_bytes, image_bytes)
             record = {
-                **(extra or {}),
+                **fields,
                 "hash": digest,
                 "image": _relative(root, image_path),
                 "label": _relative(root, label_path),
                 "split": split,
                 "saved_utc": datetime.now(UTC).strftime(_TIME_FORMAT),
-                "model_version": model_version,
                 "width": width,
                 "height": height,
                 "boxes": len(rows),
-                "changed": int(changed),
                 "version": len(versions) + 1,
                 "label_sha256": _sha256(label_bytes),
                 "image_sha256": _sha256(image_bytes),
                 "image_bytes": len(image_bytes),
             }
-            line = (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+            line = _encoded_line(record)  # complete before the first file is written
+            published: list[Path] = []
             try:
+                if not reuse:
+                    published = _store_files(root, image_path, label_path, label_bytes, image_bytes)
                 append_line(root / MANIFEST, line)  # the commit point
             except BaseException:
                 _unlink_all(published)
