@@ -132,3 +132,12 @@ def test_shipped_model_loads_restricted_and_reads_as_before(tmp_path):
     model = _model_folder(tmp_path)
     tm = load_model(model)
     assert tm.two_stage and before == tasks.SAFE_LOAD
+
+
+def test_an_ultralytics_without_the_restricted_loader_is_refused(tmp_path, monkeypatch):
+    """Never fall back to a full unpickle: an ultralytics too old for weights_only loading is an error."""
+    from ultralytics.nn import tasks
+
+    monkeypatch.delattr(tasks, "_SafeLoad")
+    text = _refused(_model_folder(tmp_path), "cannot load weights without unpickling code")
+    assert "8.4.190" in text

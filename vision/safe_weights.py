@@ -45,8 +45,13 @@ class WeightsError(ValueError):
 
 def unsafe_globals(path: Path) -> list[str]:
     """The globals a torch zip checkpoint's pickle names beyond torch's tensor-only set."""
+    scan = getattr(torch.serialization, "get_unsafe_globals_in_checkpoint", None)
+    if scan is None:
+        raise WeightsError(
+            f"{path}: torch {torch.__version__} cannot check weights before loading; install torch 2.6+"
+        )
     try:
-        return list(torch.serialization.get_unsafe_globals_in_checkpoint(str(path)))
+        return list(scan(str(path)))
     except (ValueError, RuntimeError, OSError, pickle.UnpicklingError) as exc:
         raise WeightsError(f"{path}: not a readable torch checkpoint ({_one_line(exc)})") from exc
 
