@@ -197,7 +197,7 @@ _WIDE_INT_MODES = {"I", "I;16", "I;16L", "I;16B", "I;16N"}
 #: Modes that carry an alpha channel (premultiplied ones included).
 _ALPHA_MODES = {"RGBA", "LA", "PA", "RGBa", "La"}
 #: Pixels converted per band: small enough that a band's temporaries stay a few tens of MB.
-BAND_PIXELS = 1 << 21
+BAND_PIXELS = 1 << 20
 
 #: EXIF orientation -> view of the upright array in the stored image's coordinates (each is the
 #: inverse of what ImageOps.exif_transpose does to the stored image), so bands decoded in stored
