@@ -440,7 +440,7 @@ def _read(data: object, need_win_tile: bool, prefix: str) -> tuple[Hand | None, 
         **extras,  # type: ignore[arg-type]
     )
     if win.tile < 0:
-        counts = listed_counts(hand)
+        counts = own_counts(hand)
         first = next((t for t in range(T.N_TYPES) if win_tile_allowed(hand, hun, t, counts)), 0)
         hand = replace(hand, win=replace(win, tile=first))
     return hand, []
@@ -546,14 +546,27 @@ def _robbed_pong(robbed: Player, tile: int) -> bool:
 
 
 def win_tile_allowed(hand: Hand, hun: int, t: int, counts: list[int]) -> bool:
-    """Whether `t` could be this hand's winning tile (听牌 candidates; `counts` = `listed_counts`):
-    not a claimed 混, the robbed pong's tile on a 抢杠, and not one copy too many."""
+    """Whether `t` could be this hand's winning tile (听牌 candidates; `counts` = `own_counts`): not a
+    claimed 混, the robbed pong's tile on a 抢杠, and not a fifth copy among the winner's own tiles.
+
+    Only the winner's own tiles limit a wait (SPEC [Amb-24], revised): copies in other seats' melds,
+    the indicator and the 宝 are the table's, and a wait does not stop being one because of them.
+    """
     win = hand.win
     if win.by != "self_draw" and t == hun:
         return False
     if win.by == "robbed_kong" and not _robbed_pong(hand.players[str(win.source)], t):
         return False
-    return counts[t] < copy_limit(hand.indicator, t)
+    return counts[t] < 4
+
+
+def own_counts(hand: Hand) -> list[int]:
+    """How many of each type the winner holds before the win (concealed tiles and melds)."""
+    counts = [0] * T.N_TYPES
+    p = hand.winner_player
+    for t in (*(p.concealed or ()), *p.meld_tiles):
+        counts[t] += 1
+    return counts
 
 
 def copy_limit(indicator: int | None, t: int) -> int:
@@ -580,15 +593,6 @@ def _listed(
         if isinstance(t, int):
             listed.append((t, key))
     return listed
-
-
-def listed_counts(hand: Hand) -> list[int]:
-    """How many of each type the input lists besides the winning tile (melds, hands, 宝/枪)."""
-    counts = [0] * T.N_TYPES
-    extras = {"bao_tile": hand.bao_tile, "gun_tile": hand.gun_tile}
-    for t, _ in _listed(hand.players, None, extras):
-        counts[t] += 1
-    return counts
 
 
 def _check_copies(

@@ -8,10 +8,15 @@ the picture); a player then wants to see what he is waiting on and what each til
 The hand is hand-json with the winner's concealed tiles *without* a winning tile (as always) and
 `win.tile` absent or ignored; everything else — melds, who discards, flags, options — is the
 situation each candidate tile is scored under. A candidate is every tile type of the preset's tile
-set that the input leaves a live copy of (not a fifth copy, not a fourth of the indicator, the
-robbed pong's tile on a 抢杠). The 混 type is listed apart (`Waits.hun`): a 混 completes almost any
-waiting hand, and it can only be self-drawn (a discarded 混 cannot be claimed), so it is scored as
-a self-draw with the other flags kept.
+set of which the winner does not already hold four (the robbed pong's tile on a 抢杠). Only the
+winner's own tiles limit a wait (SPEC [Amb-24], revised 2026-12-01): copies in other seats' melds,
+the indicator and the 宝 do not take a wait away. The 混 type is listed apart (`Waits.hun`): a 混
+completes almost any waiting hand, and it can only be self-drawn (a discarded 混 cannot be claimed),
+so it is scored as a self-draw with the other flags kept.
+
+`wait_types` is W of [Amb-24] for `danzhang_wait="single"`: the same candidates, but for the hand's
+shape before the win — won the same way (a 抢杠 as a discard by the robbed player), with no 宝 and
+none of the real win's one-off flags (杠上开, 海底, 流泪, 地胡).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from .decompose import StandardSearch, within_reach
 from .engine import facts_of, score_facts, valid_readings
 from .hand import Hand, Win
 from .names import tile_name
-from .parse import copy_limit, listed_counts, loads_document, parse_hand, win_tile_allowed
+from .parse import loads_document, own_counts, parse_hand, win_tile_allowed
 from .presets import Preset, has_winds
 from .result import ScoreResult
 
@@ -131,7 +136,7 @@ class _Scorer:
         for t in naturals:
             self.base[t] += 1
         self.reach = within_reach(naturals)
-        self.counts = listed_counts(short)
+        self.counts = own_counts(short)
         self.search = StandardSearch(hun, None, self.preset.behaviour.borrow_yaojiu, danzhang=False)
 
     def candidates(self) -> list[int]:
@@ -174,9 +179,17 @@ def _win(hand: Hand, t: int) -> Win:
 
 
 def wait_types(hand: Hand) -> set[int]:
-    """W of [Amb-24]: the natural tile types (混 type excluded) on which this hand is a valid win."""
-    scorer = _Scorer(hand)
+    """W of [Amb-24]: the natural tile types (混 type excluded) on which the hand before the win,
+    won the same way, is a valid win — its shape only (see the module docstring)."""
+    scorer = _Scorer(_before_the_win(hand))
     return {t for t in scorer.candidates() if scorer.valid(t)}
+
+
+def _before_the_win(hand: Hand) -> Hand:
+    """The hand as W sees it: the same winner and discarder, no 宝/枪, no one-off flags; a 抢杠 is a
+    win on the robbed player's tile like a discard."""
+    by = "discard" if hand.win.by == "robbed_kong" else hand.win.by
+    return replace(hand, win=Win(hand.win.tile, by, hand.win.source), bao_tile=None, gun_tile=None)
 
 
 def waits(hand: Hand | Mapping | str) -> Waits:
@@ -190,7 +203,7 @@ def waits(hand: Hand | Mapping | str) -> Waits:
             found.append(Wait(t, result))
     hun = scorer.facts.hun
     hun_wait = None
-    if scorer.counts[hun] < copy_limit(short.indicator, hun):
+    if scorer.counts[hun] < 4:
         drawn = _with_tile(short, hun, by="self_draw", source=None, after_kong=False)
         result = score_facts(*facts_of(drawn), scorer.search)
         if result.valid:

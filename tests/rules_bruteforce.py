@@ -138,3 +138,49 @@ def brute_standard_readings(
 @lru_cache(maxsize=4096)
 def _all_splits(items: tuple[Item, ...]) -> tuple:
     return tuple(_groups(items, True))
+
+
+def brute_wait_types(hand: dict) -> set[str]:
+    """W of SPEC [Amb-24] (revised 2026-12-01), read off the spec text for a hand-json dict: the tile
+    types t, other than the 混 type, such that the winner's hand before the win with t as the winning
+    tile, won the same way (self-draw, or on the same discarder's tile), is a valid win; a type of
+    which the winner already holds four copies is not in W. Only the winner's own tiles are looked
+    at: the other seats are dropped, the 宝/枪 too, and no one-off flag of the real win is set.
+
+    Each candidate is scored through the parser; where the parser refuses a fourth copy of the
+    indicator's type (the indicator is the table's, not the winner's), the candidate is scored from
+    the parsed hand with the winning tile replaced.
+    """
+    from dataclasses import replace
+
+    import rules
+
+    winner = hand["winner"]
+    own = hand["players"][winner]
+    by = "self_draw" if hand["win"]["by"] == "self_draw" else "discard"
+    base = {k: v for k, v in hand.items() if k not in ("players", "win", "bao_tile", "gun_tile")} | {
+        "players": {winner: own}
+    }
+    hun = rules.score(hand).hun
+    own_tiles = own["concealed"] + [t for m in own.get("melds", []) for t in m["tiles"]]
+    out = set()
+    for t in range(T.N_TYPES):
+        code = T.code(t)
+        if t == hun or own_tiles.count(code) >= 4:
+            continue
+        win = {"tile": code, "by": by} | ({} if by == "self_draw" else {"from": hand["win"]["from"]})
+        h = base | {"win": win}
+        problems = rules.check(h)
+        if any(p.code == "WIND" for p in problems):
+            continue  # not in this preset's tile set
+        if not problems:
+            result = rules.score(h)
+        elif all(p.code == "COPIES" for p in problems):
+            placeholder = next(u for u in T.CODES if not rules.check(base | {"win": {**win, "tile": u}}))
+            parsed = rules.parse_hand(base | {"win": {**win, "tile": placeholder}})
+            result = rules.score(replace(parsed, win=replace(parsed.win, tile=t)))
+        else:
+            raise AssertionError(f"candidate {code} refused: {problems}")
+        if result.valid:
+            out.add(code)
+    return out

@@ -11,12 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from rules import HandError, parse_hand, score
 from rules import tiles as T
 from rules.context import HandFacts
 from rules.presets import PRESETS, wind_order
 from rules.waits import wait_types
+from tests.rules_bruteforce import brute_wait_types
+from tests.rules_strategies import hands
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -107,3 +110,32 @@ def test_the_hun_type_is_not_a_wait_that_breaks_single():
     """A 混 completes every waiting hand, so it is left out of W (LY-X3-valid waits on 中 and the 混)."""
     hand = parse_hand(_hand("LY-X3-valid"))
     assert wait_types(hand) == {T.INDEX["C"]}
+
+
+def test_only_the_winners_own_tiles_limit_w():
+    """[Amb-24] revised: copies in other seats' melds, the 宝 and 抢杠/杠上开 do not shrink W."""
+    nine, six = T.INDEX["9m"], T.INDEX["6m"]
+    for name in ("LY-DZ3-single-copies-elsewhere", "LY-DZ4-single-bao", "LY-DZ6-single-gangshangkai"):
+        assert wait_types(parse_hand(_hand(name))) == {six, nine}, name
+        assert "danzhang" in {x.key for x in score(_with(_hand(name), danzhang_wait="shape")).winner_fan}
+        assert "danzhang" not in {x.key for x in score(_hand(name)).winner_fan}
+    assert wait_types(parse_hand(_hand("LY-DZ5-single-qianggang"))) == {T.INDEX["4m"], T.INDEX["5m"]}
+
+
+def test_a_type_the_winner_holds_four_of_is_not_a_wait():
+    """6666m 123s 789p [碰白] + a fifth 6m would read 666m + 66m: not a wait, he holds all four."""
+    hand = _hand("LY-DZ5-single-qianggang")
+    hand["players"]["S"]["concealed"] = ["6m", "6m", "6m", "6m", "1s", "2s", "3s", "7p", "8p", "9p"]
+    hand["win"] = {"tile": "1m", "by": "discard", "from": "W"}  # not a win: what matters is W
+    hand["players"]["W"] = {}
+    assert T.INDEX["6m"] not in wait_types(parse_hand(hand))
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+@given(hands())
+def test_w_agrees_with_the_spec_text_reference(hand):
+    assert {T.code(t) for t in wait_types(parse_hand(hand))} == brute_wait_types(hand)

@@ -6,14 +6,16 @@ import copy
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import rules
-from rules import HandError, score
+from rules import HandError, ScoreResult, score
 from rules import tiles as T
+from rules.hand import WIN_FLAGS, Win
 from rules.presets import PRESETS, has_winds
 from tests.rules_strategies import hands
 
@@ -74,6 +76,28 @@ def test_malformed_short_hand_is_a_hand_error():
     assert e.value.field == "players.S.concealed"
 
 
+def _own(hand: dict, code: str) -> int:
+    """Copies of `code` the winner holds before the win (concealed tiles and melds)."""
+    p = hand["players"][hand["winner"]]
+    return p["concealed"].count(code) + sum(m["tiles"].count(code) for m in p.get("melds", []))
+
+
+def _score_on(hand: dict, win: dict) -> ScoreResult | None:
+    """The hand won as `win` says, through the parser; a hand refused only because copies of the
+    winning tile sit elsewhere (other seats, the indicator, the 宝) is still a win — SPEC [Amb-24]
+    revised: only the winner's own tiles limit a wait — scored from the parsed real hand."""
+    h = copy.deepcopy(hand)
+    h["win"] = win
+    problems = rules.check(h)
+    if not problems:
+        return score(h)
+    if all(p.code == "COPIES" for p in problems) and _own(hand, win["tile"]) < 4:
+        real = rules.parse_hand(hand)
+        w = Win(T.INDEX[win["tile"]], win["by"], win.get("from"), **{k: win.get(k, False) for k in WIN_FLAGS})
+        return score(replace(real, win=w))
+    return None
+
+
 def _brute_waits(hand: dict) -> tuple[dict, dict | None]:
     """Score the full hand-json with every tile type as the winning tile, through the parser."""
     preset = PRESETS[hand["preset"]]
@@ -84,23 +108,12 @@ def _brute_waits(hand: dict) -> tuple[dict, dict | None]:
     for t in range(T.N_TYPES):
         if (T.is_wind(t) and not winds) or t == hun:
             continue
-        h = copy.deepcopy(hand)
-        h["win"]["tile"] = T.code(t)
-        try:
-            r = score(h)
-        except HandError:
-            continue
-        if r.valid:
+        r = _score_on(hand, {**hand["win"], "tile": T.code(t)})
+        if r is not None and r.valid:
             found[T.code(t)] = r.payments
-    h = copy.deepcopy(hand)
-    h["win"] = {k: v for k, v in h["win"].items() if k not in ("from", "after_kong")}
-    h["win"].update(tile=T.code(hun), by="self_draw")
-    try:
-        r = score(h)
-        hun_wait = r.payments if r.valid else None
-    except HandError:
-        hun_wait = None
-    return found, hun_wait
+    win = {k: v for k, v in hand["win"].items() if k not in ("from", "after_kong")}
+    r = _score_on(hand, {**win, "tile": T.code(hun), "by": "self_draw"})
+    return found, (r.payments if r is not None and r.valid else None)
 
 
 @settings(
@@ -142,3 +155,15 @@ def test_cli_waits_errors_and_batches():
     proc = _run("--jsonl", "-", stdin=batch)
     out = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(out) == 3 and out[0]["waits"] and "error" in out[1] and out[2]["preset"] == "anshan"
+
+
+def test_a_wait_whose_copies_sit_elsewhere_is_still_listed():
+    """SPEC [Amb-24] revised: only the winner's own tiles limit a wait (here all four 9m are in E's
+    明杠, and in the 宝 case three in E's hand and the 宝)."""
+    for name in ("LY-DZ3-single-copies-elsewhere", "LY-DZ4-single-bao"):
+        w = rules.waits(_short(_hand(name)))
+        assert [T.code(t) for t in w.tiles] == ["6m", "9m"], name
+    proc = _run("--text", str(EXAMPLES / "LY-DZ3-single-copies-elsewhere.json"))
+    assert (
+        proc.returncode == 0 and proc.stdout.startswith("听 六万 ") and "九万" in proc.stdout.splitlines()[0]
+    )
