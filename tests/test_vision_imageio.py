@@ -288,6 +288,22 @@ def test_eps_payload_named_jpg_never_reaches_ghostscript(tmp_path, monkeypatch):
     assert launched == []
 
 
+def test_plain_pillow_in_this_process_never_starts_ghostscript(monkeypatch):
+    """Code that opens images without our opener (ultralytics' dataset checks) is covered too."""
+    import subprocess
+
+    import vision.imageio  # noqa: F401
+
+    launched: list = []
+    monkeypatch.setattr(subprocess, "check_call", lambda *a, **k: launched.append(a))
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: launched.append(a))
+    with Image.open(io.BytesIO(EPS_LOOP)) as im:
+        assert im.format == "EPS"
+        with pytest.raises(OSError, match="Ghostscript"):
+            im.load()
+    assert launched == []
+
+
 @pytest.mark.parametrize("fmt, words", [("GIF", "GIF"), ("PDF", "PDF"), ("PPM", "netpbm"), ("ICO", "ICO")])
 def test_other_pillow_formats_are_refused_by_name(tmp_path, fmt, words):
     path = tmp_path / "photo.jpg"

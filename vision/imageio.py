@@ -70,6 +70,22 @@ _heif_registered = False
 _PIL_OPEN = Image.open
 
 
+def _never_run_ghostscript() -> None:
+    """Make Pillow believe Ghostscript is absent, for the whole process.
+
+    Our opener never lets the EPS plugin near a file, but other code in the process opens images
+    with plain Image.open (ultralytics checks dataset images that way); an EPS file reaching it
+    would otherwise start Ghostscript on PostScript someone else wrote.
+    """
+    from PIL import EpsImagePlugin
+
+    EpsImagePlugin.gs_binary = False
+    EpsImagePlugin.gs_windows_binary = False
+
+
+_never_run_ghostscript()
+
+
 class ImageLoadError(Exception):
     """An image file could not be loaded; `str()` is one line naming the file and the reason."""
 
