@@ -13,7 +13,10 @@ example of the spec (`{"id", "note", "hand", "expect"}`) is accepted as is: its 
 read as bytes and split on `\\n` only (never on U+2028 or `\\x85`); each line is decoded on its own
 and answered as soon as it is read (output flushed), so output line k always answers input line k —
 a blank line, invalid UTF-8, deep nesting or a huge number each get an error line
-`{"version": 1, "error": "line k: ...", "code": ..., "field": ...}` and the run goes on. Output is
+`{"version": 1, "error": "line k: ...", "code": ..., "field": ...}` and the run goes on. A line over
+`MAX_INPUT` bytes is answered with one error line and skipped a chunk at a time, never read whole
+(file mode refuses a bigger file the same way); a UTF-8 byte order mark opening line 1 is dropped.
+A key given twice is an error naming it (`preset: given twice`, `win.by: given twice`). Output is
 written as UTF-8 with lone surrogates backslash-escaped (`\\ud800` is then a JSON escape), so no
 input can make the writer fail.
 """
@@ -117,6 +120,16 @@ def _dumps(obj: dict) -> str:
     return json.dumps(obj, ensure_ascii=False).translate(_LINE_BREAKS)
 
 
+#: The most bytes one hand may take: a file in file mode, a line in `--jsonl` (a hand is a few KB).
+MAX_INPUT = 1 << 20
+_CHUNK = 1 << 16  # what is read at a time while skipping the rest of a line over MAX_INPUT
+_BOM = b"\xef\xbb\xbf"
+
+
+def _too_long(n: int) -> str:
+    return f"more than {MAX_INPUT // (1 << 20)} MB ({n} bytes): far too long to be a hand"
+
+
 def _open(path: str) -> BinaryIO:
     if path == "-":
         return sys.stdin.buffer
@@ -135,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.jsonl:
             return _jsonl(stream, as_json)
         try:
-            text = stream.read().decode("utf-8-sig")
+            data = stream.read(MAX_INPUT + 1)
+            if len(data) > MAX_INPUT:  # not read further: the input may be endless
+                _emit(f"error: {args.file}: {_too_long(len(data))}", sys.stderr)
+                return 2
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             _emit(f"error: {args.file}: not UTF-8 text ({_bad_byte(e)})", sys.stderr)
             return 2
@@ -181,8 +198,29 @@ def answer_line(raw: bytes, n: int, as_json: Callable[[str], dict]) -> dict:
 def _jsonl(stream: BinaryIO, as_json: Callable[[str], dict]) -> int:
     n = 0
     while True:
-        raw = stream.readline()
+        raw = stream.readline(MAX_INPUT + 1)
         if not raw:
             return 0
         n += 1
-        _emit(_dumps(answer_line(raw[:-1] if raw.endswith(b"\n") else raw, n, as_json)))
+        if n == 1 and raw.startswith(_BOM):  # a UTF-8 byte order mark, as editors on Windows write
+            raw = raw[len(_BOM) :]
+        ended = raw.endswith(b"\n")
+        line = raw[:-1] if ended else raw
+        if len(line) > MAX_INPUT:
+            size = len(line) + (0 if ended else _skip_line(stream))
+            error = HandError("", _too_long(size), "TOO_LONG")
+            _emit(_dumps({"version": 1, "error": f"line {n}: {error}", "code": error.code, "field": ""}))
+            continue
+        _emit(_dumps(answer_line(line, n, as_json)))
+
+
+def _skip_line(stream: BinaryIO) -> int:
+    """Read past the rest of a line a chunk at a time (never holding it whole); its length."""
+    skipped = 0
+    while True:
+        chunk = stream.readline(_CHUNK)
+        if not chunk:
+            return skipped
+        if chunk.endswith(b"\n"):
+            return skipped + len(chunk) - 1
+        skipped += len(chunk)

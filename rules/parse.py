@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TypeVar
 
@@ -82,17 +82,66 @@ def _key(k: object) -> str:
     return show(s)
 
 
+class _Twice(dict):
+    """A decoded JSON object in which `key` was given more than once (the last value is kept)."""
+
+    key: str = ""
+
+
 def _decode(text: str) -> object:
+    """JSON text → Python data; a key given twice in one object is an error naming its path (the
+    decoder would silently keep the last value, so a hand could be scored on a value nobody sees)."""
     if not text.strip():
         raise HandError("", "empty input: no hand", "EMPTY")
+    twice: list[bool] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        d = dict(items)
+        if len(d) == len(items):
+            return d
+        marked = _Twice(d)
+        marked.key = _first_repeat(k for k, _ in items)
+        twice.append(True)
+        return marked
+
     try:
-        return json.loads(text, parse_int=_parse_int)
+        data = json.loads(text, parse_int=_parse_int, object_pairs_hook=pairs)
     except json.JSONDecodeError as e:
         raise HandError("", f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}", "JSON") from None
     except RecursionError:
         raise HandError("", "malformed JSON: nested too deep", "TOO_DEEP") from None
     except ValueError as e:  # anything else the decoder refuses
         raise HandError("", f"malformed JSON: {e}", "JSON") from None
+    if twice:
+        raise HandError(_path_of_twice(data), "given twice", "DUPLICATE_KEY")
+    return data
+
+
+def _first_repeat(keys: Iterable[str]) -> str:
+    seen: set[str] = set()
+    for k in keys:
+        if k in seen:
+            return k
+        seen.add(k)
+    return ""
+
+
+def _path_of_twice(data: object) -> str:
+    """The path of the first key given twice, outermost first (walked without recursion: the data
+    may be nested as deep as the decoder allows)."""
+    stack: list[tuple[object, str]] = [(data, "")]
+    while stack:
+        obj, path = stack.pop()
+        if isinstance(obj, _Twice):
+            return f"{path}.{_key(obj.key)}" if path else _key(obj.key)
+        if isinstance(obj, dict):
+            children = [(v, f"{path}.{_key(k)}" if path else _key(k)) for k, v in obj.items()]
+        elif isinstance(obj, list):
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return ""
 
 
 def loads(text: str) -> Hand:
