@@ -80,7 +80,7 @@ def start_server(
     env.update(MAHJONG_LABELLED_DIR=str(data_dir / "labelled"), PYTHONPATH=str(ROOT), YOLO_OFFLINE="1")
     env.pop("MAHJONG_PIN", None)
     if fake:
-        env["MAHJONG_DETECTOR"] = "tests.test_app:fake_detect"
+        env["MAHJONG_DETECTOR"] = "tests.fake_reader:fake_detect"
     from page.serve import STREAMLIT_FLAGS, wait_healthy
 
     cmd = [
@@ -204,48 +204,45 @@ def first_load(n: int, fake: bool, baseline: bool = False, warm: bool = True) ->
     }
 
 
-def _first_result(data: bytes, name: str, detector, sit) -> float | None:
+def _first_result(data: bytes, name: str, detector, situation: dict) -> float | None:
     """The page's work for a new photo up to the payments and the drawn photo (app.py's order:
-    read_photo, hand_tiles, score, show_photo); returns the reader's own seconds."""
-    import rules
+    read_photo, a new HandSession with the sample's inputs, evaluate, the drawn photo); returns the
+    reader's own seconds."""
     from page.annotate import display_scale, draw_marks, marks_for, shrink
+    from page.hand_session import HandSession
     from page.photo_state import read_photo
-    from page.roles import default_winning, winner_tiles_from_boxes
-    from page.situation import build_hand, contradictions, count_check
 
     photo = read_photo(data, name, detector)
-    if photo.winning is None:
-        photo.winning = default_winning(photo.boxes)
-    tiles = winner_tiles_from_boxes(photo.boxes, photo.winning, photo.meld_kinds, photo.kong_faces)
-    if count_check(tiles).ok and not contradictions(tiles, sit):
-        rules.score(build_hand(tiles, sit))
+    hand = HandSession(situation.get("preset", "liaoyang"))
+    hand.start_photo(photo, data, dealer=situation.get("dealer", "E"))
+    hand.set_winner(situation["winner"])
+    hand.set_win_by(situation["win_by"])
+    hand.set_indicator(situation["indicator"])
+    hand.evaluate()
     if photo.rgb is not None:
-        side = 1280  # app.DISPLAY_SIDE
+        side = 1280  # page.panels.photo.DISPLAY_SIDE
         scale = display_scale(photo.rgb.shape[1], photo.rgb.shape[0], side)
         draw_marks(shrink(photo.rgb, side), marks_for(photo.boxes, winning=photo.winning), scale)
     return photo.seconds
 
 
 def photo_to_result(n: int, fake: bool) -> None:
-    """Upload → first result without the browser (issue 4's ≤ 2 s): the sample as shipped and as 12 MP."""
+    """Upload → first result without the browser: the sample as shipped and as 12 MP."""
     import io
     import json
 
     import numpy as np
     from PIL import Image
 
-    from page import situation_form as form
     from page.detector_loader import Detector, model_detector
     from vision import _env  # noqa: F401  (offline ultralytics settings)
     from vision import detect as vdetect
 
     sample = ROOT / "datasets" / "samples"
     doc = json.loads((sample / "sample.json").read_text(encoding="utf-8"))
-    state: dict = {}
-    form.apply_sample(state, doc["situation"])
-    sit, _ = form.situation_from_state(state)
+    sit = doc["situation"]
     if fake:
-        from tests.test_app import fake_detect
+        from tests.fake_reader import fake_detect
 
         detector = Detector(fake_detect, "fake")
     else:

@@ -3,8 +3,7 @@
 Why a module: the page must redraw on every correction, so drawing works on a display-sized copy
 (a 12 MP photo is scaled once, boxes are scaled with it) and stays fast; and the picker's order
 (the model's next guesses first) and the "unsure" rule are decisions worth a test. Labels drawn on
-the photo use the ASCII codes (`5m`, `C`) because no CJK font can be assumed on the machine; the
-page shows the Chinese names (一万 … 九条, 东 南 西 北 中 发 白) next to each number.
+the photo are tile names (五万, 中; 5m, C in English) in the CJK font the project ships (`vision.fonts`).
 """
 
 from __future__ import annotations
@@ -12,20 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.classes import BACK, CLASS_NAMES, display_name
-
-if TYPE_CHECKING:  # page.box imports this module for the picker order
-    from page.box import Box
-
-#: A tile is "unsure" (highlighted, and asked about first) below this confidence …
-UNSURE_CONF = 0.6
-#: … or when the model's next guess is at least this close to its first.
-UNSURE_RATIO = 0.5
+from page.box import Box
+from vision.classes import BACK, display_name
+from vision.fonts import shipped_cjk_font
 
 COLOURS = {
     "sure": (46, 160, 67),
@@ -47,26 +39,9 @@ class Mark:
     style: str = "sure"  # sure | unsure | added | ignored | selected | picked
 
 
-def is_unsure(conf: float, alternatives: Sequence[tuple[str, float]] = ()) -> bool:
-    """Low confidence, or a runner-up close behind: worth the player's glance."""
-    if conf < UNSURE_CONF:
-        return True
-    return bool(alternatives) and alternatives[0][1] >= UNSURE_RATIO * conf
-
-
 def face_label(code: str) -> str:
     """`五万 · 5m` for pickers: the name a player reads, with the code the photo labels show."""
     return f"{display_name(code)} · {code}"
-
-
-def picker_options(current: str, alternatives: Sequence[tuple[str, float]] = ()) -> list[str]:
-    """All 35 classes for a tile's picker: the current reading, the model's next guesses, then the rest
-    in the fixed order (万 饼 条 东南西北 中发白, 背面 last)."""
-    out: list[str] = []
-    for c in [current, *(a for a, _ in alternatives), *CLASS_NAMES]:
-        if c in CLASS_NAMES and c not in out:
-            out.append(c)
-    return out
 
 
 def display_scale(width: int, height: int, max_side: int) -> float:
@@ -76,7 +51,11 @@ def display_scale(width: int, height: int, max_side: int) -> float:
 
 @lru_cache(maxsize=8)
 def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    """The shipped CJK font (tile names on the photo), else Pillow's own."""
+    path = shipped_cjk_font()
     try:
+        if path is not None:
+            return ImageFont.truetype(str(path), size)
         return ImageFont.load_default(size=size)
     except (TypeError, OSError):  # pragma: no cover - Pillow without FreeType
         return ImageFont.load_default()
@@ -138,12 +117,14 @@ def marks_for(
     boxes: Sequence[Box],
     winning: int | None = None,
     picked: int | None = None,
+    lang: str = "zh",
 ) -> list[Mark]:
     """Marks for the page's boxes, always from their current state (drawn after every correction).
 
     Numbers are 1-based positions in the list, which is how the page names tiles ("tile 7"). A box set
     aside (不在手里 / 删除) is grey whatever else is true of it; the winning tile is red, the tile being
-    fixed purple; then added (blue), unsure (orange) and sure (green).
+    fixed purple; then added (blue), unsure (orange) and sure (green). Labels are the tile names a
+    player reads (五万, 背面), codes in English (5m, back).
     """
     out = []
     for i, b in enumerate(boxes):
@@ -161,6 +142,6 @@ def marks_for(
             style = "unsure"
         else:
             style = "sure"
-        label = "back" if b.cls == BACK else b.cls
+        label = display_name(b.cls) if lang == "zh" else ("back" if b.cls == BACK else b.cls)
         out.append(Mark(i + 1, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), label, style))
     return out

@@ -8,11 +8,16 @@ player need to look at it (`needs_check`) and which faces to offer first (`optio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from page.annotate import is_unsure, picker_options
 from vision.classes import CLASS_NAMES
+
+#: A tile is "unsure" (highlighted, and asked about first) below this confidence …
+UNSURE_CONF = 0.6
+#: … or when the model's next guess is at least this close to its first.
+UNSURE_RATIO = 0.5
 
 #: Where a box came from: read by the model, the sample's checked tiles, added or typed by the player.
 ORIGINS = ("model", "sample", "added", "typed")
@@ -77,3 +82,20 @@ def detection_box(det: Any, origin: str = "model") -> Box:
 def player_box(cls: str, role: str, origin: str, xyxy: list[float] | None = None) -> Box:
     """A box the player made (`added` on the photo or `typed`): sure, already fixed, no model class."""
     return Box(cls=cls, origin=origin, xyxy=xyxy, role=role, fixed=True)
+
+
+def is_unsure(conf: float, alternatives: Sequence[tuple[str, float]] = ()) -> bool:
+    """Low confidence, or a runner-up close behind: worth the player's glance."""
+    if conf < UNSURE_CONF:
+        return True
+    return bool(alternatives) and alternatives[0][1] >= UNSURE_RATIO * conf
+
+
+def picker_options(current: str, alternatives: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """All 35 classes for a tile's picker: the current reading, the model's next guesses, then the rest
+    in the fixed order (万 饼 条 东南西北 中发白, 背面 last)."""
+    out: list[str] = []
+    for c in [current, *(a for a, _ in alternatives), *CLASS_NAMES]:
+        if c in CLASS_NAMES and c not in out:
+            out.append(c)
+    return out

@@ -10,15 +10,22 @@ lays them out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from page.situation import Situation, WinnerTiles, build_hand
+from page.names import seat_words, tile_en
+from page.situation import WinnerTiles
 from page.words import Words
 from rules import tiles as T
 from rules.errors import HandError
 from rules.hand import SEATS
 from rules.names import SUIT_ZH, seat_name, tile_name
 from rules.result import ScoreResult
+
+
+def seat_en(seat: str) -> str:
+    return seat_words(seat).en
+
 
 _FIELD_WORDS = [
     (r"^win\.kong_replacement", Words("杠上开", "杠上开")),
@@ -43,18 +50,18 @@ def explain_error(err: HandError) -> Words:
     where = err.field or ""
     words = getattr(err, "words", None)
     zh = words("zh") if callable(words) else _tile_words(err.message)
-    en = _tile_words(err.message)
+    en = _tile_words(err.message, tile_en)
     for pattern, place in _FIELD_WORDS:
         m = re.match(pattern, where)
         if m:
-            seat = seat_name(m.group(1)) if m.groups() else ""
-            return Words(f"{place.zh.format(seat=seat)}：{zh}", f"{place.en.format(seat=seat)}: {en}")
+            seat, seat_e = (seat_name(m.group(1)), seat_en(m.group(1))) if m.groups() else ("", "")
+            return Words(f"{place.zh.format(seat=seat)}：{zh}", f"{place.en.format(seat=seat_e)}: {en}")
     return Words(zh, en)
 
 
-def _tile_words(text: str) -> str:
-    """Replace tile codes in an engine message by their names (7p → 七饼)."""
-    return re.sub(r"\b([1-9][mps]|[ESWNCFP])\b(?=[\s:,.)]|$)", lambda m: tile_name(m.group(1)), text)
+def _tile_words(text: str, name: Callable[[str], str] = tile_name) -> str:
+    """Replace tile codes in an engine message by their names (7p → 七饼, or 7 dots in English)."""
+    return re.sub(r"\b([1-9][mps]|[ESWNCFP])\b(?=[\s:,.)]|$)", lambda m: name(m.group(1)), text)
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,7 @@ def payments(
     def who(seat: str) -> Words:
         name = names.get(seat, "")
         zh = seat_name(seat) + (f" {name}" if name else "") + ("（庄）" if seat == dealer else "")
-        en = seat_name(seat) + (f" {name}" if name else "") + (" (dealer)" if seat == dealer else "")
+        en = seat_en(seat) + (f" {name}" if name else "") + (" (dealer)" if seat == dealer else "")
         return Words(zh, en)
 
     out: list[Payment] = []
@@ -213,10 +220,10 @@ def payments(
             en.append(f"宝 {lr.bao}")
         if lr.paid_by != seat:
             zh.append(f"包三家：这份由{seat_name(lr.paid_by)}付")
-            en.append(f"包三家: this share is paid by {seat_name(lr.paid_by)}")
+            en.append(f"包三家: this share is paid by {seat_en(lr.paid_by)}")
         if lr.bao and lr.bao_paid_by != seat:
             zh.append(f"宝由{seat_name(lr.bao_paid_by)}付")
-            en.append(f"宝 paid by {seat_name(lr.bao_paid_by)}")
+            en.append(f"宝 paid by {seat_en(lr.bao_paid_by)}")
         if amount < 0:
             said = Words(f"{w.zh} 付 {-amount}", f"{w.en} pays {-amount}")
         else:
@@ -234,10 +241,14 @@ def hun_lines(result: ScoreResult) -> list[Words]:
             tile_name(label[i : i + 2]) if label[i].isdigit() else tile_name(label[i])
             for i in _code_starts(label)
         )
+        group_en = ", ".join(
+            tile_en(label[i : i + 2]) if label[i].isdigit() else tile_en(label[i])
+            for i in _code_starts(label)
+        )
         out.append(
             Words(
                 f"{hun}（混）当 {tile_name(stand_in)} 用，在 {group} 里",
-                f"{hun} (混) → {tile_name(stand_in)} in {group}",
+                f"{tile_en(T.code(result.hun))} (混) → {tile_en(stand_in)} in {group_en}",
             )
         )
     return out
@@ -250,33 +261,3 @@ def _code_starts(label: str) -> list[int]:
         idx.append(i)
         i += 2 if label[i].isdigit() else 1
     return idx
-
-
-def waits_line(tiles: WinnerTiles, sit: Situation) -> Words | None:
-    """For a hand one tile short (the winning tile not in the photo): what it waits on and what each
-    tile would pay ("听 三万 +250 · 六万 +500"), from `rules.waits`; None when it cannot be said."""
-    try:
-        from rules.waits import waits
-    except ImportError:
-        return None
-    if sit.indicator is None:
-        return None
-    short = WinnerTiles(
-        list(tiles.concealed), tiles.melds, tiles.concealed[-1] if tiles.concealed else None, False
-    )
-    if short.winning is None:
-        return None
-    try:
-        found = waits(build_hand(short, sit))
-    except (HandError, ValueError):
-        return None
-    hun = tile_name(T.code(found.hun))
-    if found.waits:
-        zh = "听 " + " · ".join(f"{tile_name(T.code(w.tile))} {w.gain:+d}" for w in found.waits)
-        en = "Waiting on " + " · ".join(f"{tile_name(T.code(w.tile))} {w.gain:+d}" for w in found.waits)
-    else:
-        zh, en = "没听牌", "Not waiting on any tile"
-    if found.hun_wait is not None:
-        zh += f"（自摸混 {hun} {found.hun_wait.gain:+d}）"
-        en += f" (self-drawn 混 {hun} {found.hun_wait.gain:+d})"
-    return Words(zh, en)

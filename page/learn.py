@@ -22,6 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV_DIR = "MAHJONG_PERSONAL_DIR"
 DEFAULT_DIR = ROOT / "datasets" / "personal"
 FALLBACK_MIN_PHOTOS = 5
+PID_FILE = "adapt.pid"
+#: Runs started by this server process: their Popen, so a finished child is reaped and seen as ended.
+_RUNNING: dict[str, subprocess.Popen] = {}
 
 
 def available() -> bool:
@@ -70,7 +73,7 @@ def start(labelled: Path, root: Path | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=False)
     cmd = [sys.executable, "-m", "vision", "adapt", str(labelled), "--out", str(out)]
     with open(out / "adapt.log", "wb") as log:
-        subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module, no shell
             cmd,
             cwd=ROOT,
             stdout=log,
@@ -78,7 +81,41 @@ def start(labelled: Path, root: Path | None = None) -> Path:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+    _RUNNING[str(out)] = proc
+    (out / PID_FILE).write_text(str(proc.pid), encoding="ascii")
     return out
+
+
+def status(run: Path) -> str:
+    """ "done", "error", "running" or "stopped": a run whose process is gone without finishing (killed,
+    the laptop slept, the server restarted) is stopped, so the page offers to start again instead of
+    showing its progress bar for ever."""
+    prog = progress(run) or {}
+    if prog.get("error"):
+        return "error"
+    if prog.get("done") and model_file(run):
+        return "done"
+    proc = _RUNNING.get(str(run))
+    if proc is not None:
+        return "running" if proc.poll() is None else "stopped"
+    try:
+        pid = int((run / PID_FILE).read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return "stopped"
+    return "running" if _alive(pid) else "stopped"
+
+
+def _alive(pid: int) -> bool:
+    """A live process with this pid (a zombie, finished but not reaped, is not alive)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True
+    return state not in ("Z", "X")
 
 
 def progress(run: Path) -> dict | None:

@@ -171,23 +171,27 @@ def _not_a_photo(reason_zh: str, reason_en: str) -> Words:
 def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
     """Decode (upright, size-checked), detect and propose the layout: once per photo."""
     photo = Photo(photo_key(data), name)
-    suffix = (
-        Path(name).suffix.lower() if Path(name).suffix.lower() in {f".{t}" for t in UPLOAD_TYPES} else ".img"
-    )
+    try:
+        photo.rgb = decode_photo(data, name)
+    except ImageLoadError as exc:
+        photo.error = _not_a_photo(exc.reason, exc.reason)
+        return photo
+    except Exception as exc:  # noqa: BLE001 - e.g. ultralytics' Image.open patch raising ImportError
+        name_ = type(exc).__name__
+        photo.error = _not_a_photo(f"读不出图像（{name_}）", f"not a readable image: {name_}")
+        return photo
+    detect_into(photo, detector)
+    return photo
+
+
+def decode_photo(data: bytes, name: str = "photo.jpg") -> np.ndarray:
+    """The upright RGB image of uploaded bytes (vision.imageio's checks); raises ImageLoadError."""
+    suffix = Path(name).suffix.lower()
+    suffix = suffix if suffix in {f".{t}" for t in UPLOAD_TYPES} else ".img"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"upload{suffix}"
         path.write_bytes(data)
-        try:
-            photo.rgb = load_image(path)
-        except ImageLoadError as exc:
-            photo.error = _not_a_photo(exc.reason, exc.reason)
-            return photo
-        except Exception as exc:  # noqa: BLE001 - e.g. ultralytics' Image.open patch raising ImportError
-            name_ = type(exc).__name__
-            photo.error = _not_a_photo(f"读不出图像（{name_}）", f"not a readable image: {name_}")
-            return photo
-    detect_into(photo, detector)
-    return photo
+        return load_image(path)
 
 
 def detect_into(photo: Photo, detector: Detector | None) -> None:

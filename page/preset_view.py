@@ -2,10 +2,9 @@
 
 Why this module exists: the preset table (`rules.presets`) is the one place that says what a rule
 set has (which 杠上开/海底捞 flags mean something, whether it reads a 宝 or a 枪 tile, the room
-multiplier, each option's values) and how to call each thing in Chinese and English. The page asks
-these questions here, never `preset == "anshan"`, and gets `Words` back. Presets written before the
-table carried words (no `win_flags` / `extra_inputs` / `words`) still work: their names and codes
-are shown instead, so an added rule set never breaks the page.
+multiplier and its limits, each option's values) and how to call each thing in Chinese and English.
+The page asks these questions here, never `preset == "anshan"`, and gets `Words` back; the preset
+table is the only source (no page-side copy of flags or limits that could disagree with it).
 """
 
 from __future__ import annotations
@@ -44,11 +43,7 @@ def preset_label(name: str) -> Words:
 
 def win_flags(name: str) -> dict[str, Words]:
     """The win flags that mean something in this preset, with their names (杠上开 here, 杠开 there)."""
-    p = PRESETS[name]
-    table = getattr(p, "win_flags", None)
-    if table is None:  # a preset table without flags: the engine's old rule
-        keys = {"anshan": ("kong_replacement",), "liaoyang-online": FLAG_ORDER[:3]}.get(name, FLAG_ORDER)
-        return {k: _FLAG_FALLBACK[k] for k in keys}
+    table = PRESETS[name].win_flags
     return {k: _words(table[k], _FLAG_FALLBACK.get(k, Words(k, k))) for k in FLAG_ORDER if k in table}
 
 
@@ -71,25 +66,10 @@ class Extra:
     maximum: int
 
 
-_EXTRA_FALLBACK = {
-    "liaoyang": (Extra("bao_tile", "tile", Words("宝", "宝 tile"), Words("", ""), None, 0, 0),),
-    "liaoyang-online": (
-        Extra("bao_tile", "tile", Words("宝", "宝 tile"), Words("", ""), None, 0, 0),
-        Extra("room_multiplier", "int", Words("房间倍数", "room multiplier"), Words("", ""), 1, 1, 10_000),
-        Extra("changmao", "int", Words("长毛", "长毛 (drawn hands before)"), Words("", ""), 0, 0, 100),
-    ),
-    "anshan": (Extra("gun_tile", "tile", Words("枪", "gun tile"), Words("", ""), None, 0, 0),),
-}
-
-
 def extra_inputs(name: str) -> tuple[Extra, ...]:
     """The preset's extra inputs, as the page draws them."""
-    p = PRESETS[name]
-    table = getattr(p, "extra_inputs", None)
-    if table is None:
-        return _EXTRA_FALLBACK.get(name, ())
     out = []
-    for x in table:
+    for x in PRESETS[name].extra_inputs:
         label = _words(x.words, Words(x.key, x.key))
         default = x.default if x.kind == "int" else None
         out.append(Extra(x.key, x.kind, label, _help(x.words), default, x.minimum, x.maximum))

@@ -1,25 +1,23 @@
-"""From what the player confirmed on the page to the engine's hand JSON, and what must be fixed first.
+"""From what the player confirmed on the page to the engine's hand JSON, and the tile count hint.
 
 Why this module exists: the page collects tiles (read from a photo, then corrected) and a situation
-(preset, seats, how the hand was won, …) as loose widgets. Turning those into hand-json (see
-`../shared/rules/hand-json.md`) is logic that must be unit-tested, and so is everything a player has
-to fix *before* the engine sees the hand: a tile count that does not add up, or a flag that
-contradicts the win ("杠上开 on a discard"). These problems are sentences naming tiles, seats and
-buttons; what the engine itself answers is put in player words by `page.explain`.
+(preset, seats, how the hand was won, …). Turning those into hand-json (see
+`../shared/rules/hand-json.md`) is logic that must be unit-tested, and so is the one check that is
+about the photo rather than the rules: a tile count that does not add up, with a hint that names
+what to do on the page. Everything else wrong with a hand is the engine's judgement
+(`rules.check`), put in player words by `page.explain`; the page keeps no copy of its checks.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
 from page.words import Words
 from rules import tiles as T
 from rules.hand import KONG_KINDS, SEATS
-from rules.names import KIND_ZH, WIN_BY_ZH, seat_name, tile_name
-from rules.presets import PRESETS, has_winds, wind_order
+from rules.names import KIND_ZH
+from rules.presets import PRESETS
 
 # --------------------------------------------------------------------------------------------
 # Inputs
@@ -164,189 +162,6 @@ def count_check(tiles: WinnerTiles) -> CountCheck:
 
 
 # --------------------------------------------------------------------------------------------
-# Contradictions, in player words, before the engine sees the hand
-
-
-def allowed_win_flags(preset: str) -> set[str]:
-    """Which win flags mean something in a preset (the preset table says; the page hides the others)."""
-    return set(win_flags(preset))
-
-
-def _with_defaults(preset: str, options: Mapping[str, object]) -> dict[str, object]:
-    """Every option of the preset: what the player set where the preset accepts it, else the default
-    (the checks below must not fail on an option the engine will reject with its own message)."""
-    return {
-        name: options[name] if name in options and opt.accepts(options[name]) else opt.default
-        for name, opt in PRESETS[preset].options.items()
-    }
-
-
-_WIN_BY_EN = {"self_draw": "self-draw", "discard": "a discard", "robbed_kong": "a robbed kong"}
-
-
-def contradictions(tiles: WinnerTiles, sit: Situation) -> list[Problem]:
-    """Everything that makes the hand malformed, each explained where the player set it."""
-    out: list[Problem] = []
-
-    def add(where: str, zh: str, en: str) -> None:
-        out.append(Problem(where, Words(zh, en)))
-
-    if sit.preset not in PRESETS:
-        return [Problem("preset", Words(f"不认识的规则 {sit.preset}", f"unknown rule set {sit.preset}"))]
-    options = _with_defaults(sit.preset, sit.options)
-    winds = has_winds(PRESETS[sit.preset], options)
-    kongs = [k for k, _ in tiles.melds if k in KONG_KINDS]
-    if sit.indicator is None:
-        add(
-            "indicator",
-            "请选混指示牌（开局翻开的那张）",
-            "pick the 混 indicator tile (the tile turned face up at the start)",
-        )
-    if tiles.winning is None:
-        add(
-            "winning", "胡的是哪张？请选胡的那张牌", "which tile did the winner win on? pick the winning tile"
-        )
-    if sit.win_by != "self_draw":
-        how = WIN_BY_ZH[sit.win_by]
-        if sit.discarder is None:
-            if sit.win_by == "discard":
-                add("discarder", f"{how}：谁点的炮？", f"{how}: who discarded?")
-            else:
-                add("discarder", f"{how}：抢的是谁的杠？", f"{how}: who was robbed?")
-        elif sit.discarder == sit.winner:
-            add(
-                "discarder",
-                f"{how}：赢家不能点自己的炮——请选别的座位",
-                f"{how}: the winner cannot feed his own win — pick another seat",
-            )
-    if sit.kong_replacement:
-        if sit.win_by != "self_draw":
-            how = WIN_BY_ZH[sit.win_by]
-            add(
-                "kong_replacement",
-                f"杠上开是摸自己的杠后补牌胡的，不能是{how}：取消杠上开，或选自摸",
-                f"杠上开 is a win on your own replacement tile, so it cannot be {how}: untick 杠上开 or choose 自摸",
-            )
-        elif not kongs:
-            add(
-                "kong_replacement",
-                "杠上开要赢家有杠：把杠加上，或取消杠上开",
-                "杠上开 needs a 杠 among the winner's melds: add the kong or untick 杠上开",
-            )
-    if sit.after_kong:
-        if sit.win_by != "discard":
-            add(
-                "after_kong",
-                "流泪是点炮的人刚杠完打出的牌：选点炮，或取消流泪",
-                "流泪 is a discard right after the discarder's own kong: choose 点炮 or untick 流泪",
-            )
-        elif sit.discarder and not any(k in KONG_KINDS for k, _ in sit.loser_melds.get(sit.discarder, [])):
-            seat = seat_name(sit.discarder)
-            add(
-                "after_kong",
-                f"流泪：在{seat}的副露里写上他刚杠的牌，或取消流泪",
-                f"流泪: enter the kong {seat} just made among his melds, or untick 流泪",
-            )
-    if sit.first_draw:
-        if sit.win_by == "robbed_kong" or sit.kong_replacement:
-            add(
-                "first_draw",
-                "地胡在任何人开杠之前：取消地胡",
-                "地胡 happens before anyone makes a kong: untick 地胡",
-            )
-        elif tiles.melds or any(sit.loser_melds.get(s) for s in SEATS if s != sit.winner):
-            add(
-                "first_draw",
-                "地胡在任何吃、碰、杠之前，但填了副露：取消地胡或删掉副露",
-                "地胡 happens before any 吃/碰/杠, but melds are entered: untick 地胡 or remove them",
-            )
-        elif sit.winner == sit.dealer:
-            add(
-                "first_draw",
-                "地胡是闲家胡的（天胡不算）：取消地胡",
-                "地胡 is a win by a player who is not the dealer (天胡 is not scored): untick 地胡",
-            )
-    if sit.win_by == "robbed_kong" and sit.discarder and tiles.winning:
-        robbed = sit.loser_melds.get(sit.discarder, [])
-        if not any(k == "pong" and ts and ts[0] == tiles.winning for k, ts in robbed):
-            t, seat = tile_name(tiles.winning), seat_name(sit.discarder)
-            add(
-                "loser_melds",
-                f"抢杠：在{seat}的副露里写上他要补杠的碰{t}（写 碰{tiles.winning}）",
-                f"抢杠: enter the 碰 {t} that {seat} was turning into a kong (write 碰{tiles.winning} in his melds)",
-            )
-    # tiles: faces, winds, the 混 and the four-copies limit
-    hun = None
-    indicator = T.parse_code(sit.indicator)
-    if indicator is not None:
-        hun = T.code(T.hun_of(indicator, wind_order(PRESETS[sit.preset], options)))
-    everything: list[tuple[Words, str]] = [(_HAND, t) for t in tiles.all_tiles()]
-    if tiles.winning is not None and tiles.winning_in_concealed and tiles.winning not in tiles.concealed:
-        t = tile_name(tiles.winning)
-        add("winning", f"胡的那张{t}不在手牌里", f"the winning tile {t} is not among the standing tiles")
-    for seat, melds in sit.loser_melds.items():
-        if seat == sit.winner:
-            continue
-        where = Words(f"{seat_name(seat)}的副露", f"the melds of {seat_name(seat)}")
-        everything += [(where, t) for _, ts in melds for t in ts]
-    if sit.indicator is not None:
-        everything.append((Words("混指示牌", "the 混 indicator"), sit.indicator))
-    for x in extra_inputs(sit.preset):
-        value = getattr(sit, x.key, None)
-        if x.kind == "tile" and value is not None:
-            everything.append((x.label, value))
-    backs = [w for w, t in everything if t == "back"]
-    if backs:
-        add(
-            "tiles",
-            f"{backs[0].zh}里有一张背面：请说出是哪张牌（暗杠可以扣着——把这组副露设为暗杠）",
-            f"a face-down tile (背面) in {backs[0].en}: say which tile it is "
-            "(a 暗杠 may show backs — set the meld's kind to 暗杠)",
-        )
-    for where, t in everything:
-        code = T.parse_code(t)
-        if code is None and t != "back":
-            add("tiles", f"“{t}”不是牌", f"“{t}” is not a tile")
-        elif code is not None and T.is_wind(code) and not winds:
-            title = PRESETS[sit.preset].title
-            add(
-                "tiles",
-                f"{where.zh}里有{tile_name(t)}：{title}不带风牌——改这张牌，或选辽阳在线/鞍山规则",
-                f"{tile_name(t)} in {where.en}: {title} is played without winds — fix the tile or pick the 辽阳在线/鞍山 rules",
-            )
-            break
-    if hun is not None:
-        for kind, ts in tiles.melds + [m for s, ms in sit.loser_melds.items() if s != sit.winner for m in ms]:
-            if hun in ts:
-                h, k = tile_name(hun), KIND_ZH[kind]
-                add(
-                    "melds",
-                    f"这局{h}是混，混不能在{k}里：检查混指示牌或这组副露",
-                    f"{h} is the 混 this hand and can never be in a {k}: check the indicator or the meld",
-                )
-                break
-        if sit.win_by != "self_draw" and tiles.winning == hun:
-            h = tile_name(hun)
-            add(
-                "winning",
-                f"{h}是混：打出的混不能胡——是自摸吗？",
-                f"{h} is the 混: a discarded 混 cannot be won on — was it 自摸?",
-            )
-    counts = Counter(t for _, t in everything if t != "back" and T.parse_code(t) is not None)
-    for t, n in sorted(counts.items()):
-        if n > 4:
-            add(
-                "tiles",
-                f"{n} 张{tile_name(t)}：每种牌只有 4 张——有一张认错了",
-                f"{n}× {tile_name(t)}: there are only 4 of each tile — one is misread",
-            )
-    return out
-
-
-_HAND = Words("赢家手牌", "the winner's hand")
-
-
-# --------------------------------------------------------------------------------------------
 # The hand JSON
 
 
@@ -366,7 +181,7 @@ def build_hand(tiles: WinnerTiles, sit: Situation) -> dict:
     win: dict[str, object] = {"tile": tiles.winning, "by": sit.win_by}
     if sit.win_by != "self_draw" and sit.discarder is not None:
         win["from"] = sit.discarder
-    flags = allowed_win_flags(sit.preset)
+    flags = set(win_flags(sit.preset))
     for key in ("kong_replacement", "last_tiles", "after_kong", "first_draw"):
         if getattr(sit, key) and key in flags:
             win[key] = True

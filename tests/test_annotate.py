@@ -9,12 +9,10 @@ from page.annotate import (
     Mark,
     annotate,
     face_label,
-    is_unsure,
     marks_for,
-    picker_options,
     tile_crop,
 )
-from page.box import Box
+from page.box import Box, is_unsure, picker_options
 from vision.classes import CLASS_NAMES
 
 
@@ -77,7 +75,8 @@ def test_marks_for_styles_follow_the_current_boxes():
     marks = marks_for(boxes, winning=0, picked=7)
     assert [m.style for m in marks] == ["selected", "unsure", "sure", "added", "ignored", "ignored", "picked"]
     assert [m.number for m in marks] == [1, 2, 3, 4, 5, 7, 8]
-    assert marks[4].label == "back"
+    assert [m.label for m in marks[:5]] == ["五万", "五万", "五万", "中", "背面"]  # names, not codes
+    assert [m.label for m in marks_for(boxes, lang="en")[3:5]] == ["C", "back"]
     # a winning tile set aside is grey, not red: the overlay shows what the hand is now
     boxes[0].role = "delete"
     assert marks_for(boxes, winning=0)[0].style == "ignored"

@@ -68,7 +68,7 @@ def server(tmp_path_factory):
     port = _free_port()
     env = dict(
         os.environ,
-        MAHJONG_DETECTOR="tests.test_app:fake_detect",
+        MAHJONG_DETECTOR="tests.fake_reader:fake_detect",
         MAHJONG_LABELLED_DIR=str(tmp_path_factory.mktemp("labelled")),
         MAHJONG_SCOREBOOK=str(tmp_path_factory.mktemp("book") / "scorebook.sqlite"),
         PYTHONPATH=str(ROOT),

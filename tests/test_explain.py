@@ -32,7 +32,7 @@ def test_explain_invalid_names_what_is_missing():
 def test_explain_error_uses_tile_names():
     err = rules.HandError("players.W.melds[0].tiles", "a pong is 3 identical tiles, 7p")
     words = explain_error(err)
-    assert words.en.startswith("the melds of 西家") and "七饼" in words.en
+    assert words.en.startswith("the melds of West") and "7 dots" in words.en  # English names in English
     assert words.zh.startswith("西家的副露：")
 
 
@@ -53,5 +53,5 @@ def test_payments_in_words_once_per_seat_with_bao_and_baosanjia():
         assert any("包三家" in r.how.zh for r in rows)
     tiles, sit = _ly1()
     r = rules.score(build_hand(tiles, sit))
-    assert [w.en for w in hun_lines(r)] == ["三万 (混) → 三万 in 三万四万五万"]
+    assert [w.en for w in hun_lines(r)] == ["3 wan (混) → 3 wan in 3 wan, 4 wan, 5 wan"]
     assert hun_lines(r)[0].zh == "三万（混）当 三万 用，在 三万四万五万 里"

@@ -1,4 +1,4 @@
-"""page.situation: page inputs → hand JSON, count hints and contradictions in player words."""
+"""page.situation: page inputs → hand JSON and count hints; every other problem is the engine's."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import rules
 from page.explain import explain_error
-from page.situation import Situation, WinnerTiles, build_hand, contradictions, count_check, meld_kind_for
+from page.situation import Situation, WinnerTiles, build_hand, count_check, meld_kind_for
 from rules.names import tile_name
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -126,7 +126,7 @@ def test_every_example_round_trips_through_the_page_model(path: Path):
         discarded_hun=h["players"][seat].get("discarded_hun", False),
     )
     assert count_check(tiles).ok
-    assert contradictions(tiles, sit) == []
+    assert _problems(tiles, sit) == []
     result = rules.score(build_hand(tiles, sit)).to_dict()
     if case["expect"]["valid"]:
         assert result["payments"] == case["expect"]["payments"]
@@ -161,67 +161,68 @@ def test_count_check_counts_kongs_and_extra_tiles():
     assert "has 4 tiles" in count_check(bad).hint.en
 
 
-def test_contradiction_kong_replacement_on_a_discard():
+def _problems(tiles: WinnerTiles, sit: Situation) -> list:
+    """What the page shows now that it keeps no checks of its own: the engine's `rules.check`."""
+    return rules.check(build_hand(tiles, sit))
+
+
+def _fields(tiles: WinnerTiles, sit: Situation) -> set[str]:
+    return {
+        p.field.split(".")[0] if not p.field.startswith("win.") else p.field for p in _problems(tiles, sit)
+    }
+
+
+def test_kong_replacement_on_a_discard_is_the_engines_problem():
     tiles, sit = _ly1()
     sit.kong_replacement = True
-    problems = contradictions(tiles, sit)
-    assert [p.where for p in problems] == ["kong_replacement"]
-    assert "杠上开" in problems[0].text.en and "点炮" in problems[0].text.en
-    # the engine agrees that it is malformed
-    with pytest.raises(rules.HandError) as err:
+    problems = _problems(tiles, sit)
+    assert {p.field for p in problems} == {"win.kong_replacement"}  # on a discard, and with no kong
+    assert "杠上开" in explain_error(problems[0].error()).en
+    with pytest.raises(rules.HandError):  # score raises the first of the same problems
         rules.score(build_hand(tiles, sit))
-    assert "杠上开" in explain_error(err.value).en
 
 
-def test_contradiction_kong_replacement_needs_a_kong():
+def test_kong_replacement_needs_a_kong():
     tiles, sit = _ly1()
     sit.win_by, sit.discarder, sit.kong_replacement = "self_draw", None, True
-    assert any("needs a 杠" in p.text.en for p in contradictions(tiles, sit))
+    assert "win.kong_replacement" in _fields(tiles, sit)
 
 
-def test_contradictions_seat_and_flags():
-    tiles, sit = _ly1()
-    sit.discarder = "S"
-    assert any(p.where == "discarder" for p in contradictions(tiles, sit))
-    sit.discarder = None
-    assert any(p.where == "discarder" for p in contradictions(tiles, sit))
+def test_seat_and_flag_problems():
     tiles, sit = _ly1()
     sit.after_kong = True
-    assert any("流泪" in p.text.en for p in contradictions(tiles, sit))
+    assert "win.after_kong" in _fields(tiles, sit)
     sit.loser_melds["W"] = [("kong", ["9m"] * 4)]
-    assert contradictions(tiles, sit) == []
+    assert _problems(tiles, sit) == []
     tiles, sit = _ly1()
     sit.first_draw = True
-    assert any("地胡" in p.text.en for p in contradictions(tiles, sit))
+    assert "win.first_draw" in _fields(tiles, sit)
 
 
-def test_contradiction_robbed_kong_asks_for_the_pong():
+def test_robbed_kong_needs_the_robbed_pong():
     tiles, sit = _ly1()
     sit.win_by, sit.discarder = "robbed_kong", "N"
-    problems = contradictions(tiles, sit)
-    assert any("碰4p" in p.text.en for p in problems)
+    assert _problems(tiles, sit)
     sit.loser_melds["N"] = [("pong", ["4p"] * 3)]
-    assert contradictions(tiles, sit) == []
+    assert _problems(tiles, sit) == []
 
 
-def test_contradiction_tiles():
+def test_tile_problems_are_found_all_at_once():
     tiles, sit = _ly1()
     tiles.concealed[0] = "E"
-    assert any("without winds" in p.text.en for p in contradictions(tiles, sit))
+    assert _problems(tiles, sit)  # 辽阳 is played without winds
     sit.preset = "liaoyang-online"
-    assert not any("without winds" in p.text.en for p in contradictions(tiles, sit))
+    assert _problems(tiles, sit) == []
     tiles, sit = _ly1()
     tiles.concealed[:5] = ["5s"] * 5
-    assert any("only 4 of each" in p.text.en for p in contradictions(tiles, sit))
-    tiles, sit = _ly1()
-    tiles.concealed[0] = "back"
-    assert any("背面" in p.text.en for p in contradictions(tiles, sit))
+    assert _problems(tiles, sit)  # five of one tile
     tiles, sit = _ly1()
     sit.indicator = "6p"  # 混 = 7p, which is inside the winner's 碰
-    assert any("混" in p.text.en and "碰" in p.text.en for p in contradictions(tiles, sit))
+    assert _problems(tiles, sit)
     tiles, sit = _ly1()
-    sit.indicator, tiles.winning = None, None
-    assert {p.where for p in contradictions(tiles, sit)} >= {"indicator", "winning"}
+    sit.indicator, sit.after_kong, sit.first_draw = None, True, True
+    found = _problems(tiles, sit)
+    assert len(found) >= 3 and any(p.missing for p in found)  # every problem, not only the first
 
 
 def test_small_helpers():
@@ -233,8 +234,10 @@ def test_small_helpers():
 
 
 def test_the_hun_in_the_checks_follows_the_presets_wind_cycle():
-    """The 混 the checks name is the engine's: 鞍山 may cycle the winds 东西南北; other presets never do."""
-    tiles = WinnerTiles(["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p"], [], "1p")
+    """The 混 the engine checks is the preset's: 鞍山 may cycle the winds 东西南北; other presets never do."""
+    tiles = WinnerTiles(
+        ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "1p", "1p", "2p"], [], "2p"
+    )
     pong_w = [("pong", ["W", "W", "W"])]
     for preset, cycle, hun_is_w in [
         ("anshan", "东西南北", True),
@@ -242,10 +245,10 @@ def test_the_hun_in_the_checks_follows_the_presets_wind_cycle():
         ("liaoyang-online", "东西南北", False),
     ]:
         sit = Situation(
-            preset=preset, options={"wind_cycle": cycle}, indicator="E", loser_melds={"S": pong_w}
+            preset=preset, options={"wind_cycle": cycle}, indicator="E", winner="S", loser_melds={"W": pong_w}
         )
-        found = any("西 is the 混" in p.text.en for p in contradictions(tiles, sit))
-        assert found == hun_is_w, (preset, cycle)
+        found = any("melds" in p.field for p in _problems(tiles, sit))
+        assert found == hun_is_w, (preset, cycle, _problems(tiles, sit))
 
 
 def test_discarded_hun_is_written_for_liaoyang_only():

@@ -1,0 +1,578 @@
+"""The hand in progress as one object: its photo and tiles, the players' inputs, and what they score.
+
+Why this module exists: a hand used to be ~60 loose session keys and widget values. Inputs of one
+hand leaked into the next (a loser's 碰中 from hand 3 stayed in the browser's text field and gave
+West 大哥大 in hand 4), a reload lost the hand, and a forgotten winner scored as 东家 自摸. Here a
+hand is one `HandSession`: every user action is one method (a command), every per-hand input lives
+in it and nowhere else, `new_hand` / `start_photo` replace *all* of them at once, and `evaluate()`
+is the one place that decides whether the hand can be scored and what it pays. It is plain Python,
+so every command is unit-tested without Streamlit; the page only draws it and calls commands, and
+`page.hand_sync` keeps it on the server so a reload or another tab finds the same hand.
+
+Nothing is guessed for the players: the winner, how he won (and from whom) and the 混 indicator
+start unset, and the hand is not scored until they are chosen; `evaluate().missing` lists them.
+The rule set and its options are the table's house rules, so they survive from hand to hand.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import rules
+from page.box import Box, player_box
+from page.explain import Payment, payments
+from page.keyboard import next_to_check, strip_order
+from page.names import seat_words
+from page.photo_state import Photo, box_right_of, typed_hand
+from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
+from page.quick_entry import parse_melds
+from page.roles import ROLES, default_winning, meld_kind, winner_tiles_from_boxes
+from page.situation import CountCheck, Situation, WinnerTiles, build_hand, count_check
+from page.words import Words
+from rules import tiles as T
+from rules.hand import SEATS
+from rules.presets import PRESETS
+from rules.result import ScoreResult
+
+WIN_BY = ("self_draw", "discard", "robbed_kong")
+#: Win flags and 打过混: per-hand yes/no inputs (the preset says which ones mean something).
+FLAGS = ("kong_replacement", "last_tiles", "after_kong", "first_draw", "discarded_hun")
+DEFAULT_PRESET = "liaoyang"
+STATE_VERSION = 1
+
+
+class CommandError(ValueError):
+    """A command the hand cannot take (a seat that does not exist, a tile index out of range)."""
+
+
+@dataclass
+class HandInputs:
+    """What the players say about the hand that is not on the winner's tiles. None = not chosen."""
+
+    winner: str | None = None
+    win_by: str | None = None  # self_draw | discard | robbed_kong
+    discarder: str | None = None  # the discarder, or the robbed player
+    indicator: str | None = None
+    dealer: str = "E"
+    flags: dict[str, bool] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)  # bao_tile, gun_tile, room_multiplier, changmao
+    loser_melds: dict[str, str] = field(default_factory=dict)  # seat -> text like 碰7p 吃345m
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything the page shows about the hand now: counts, what is missing, what is wrong, the score."""
+
+    tiles: WinnerTiles
+    count: CountCheck
+    missing: tuple[Words, ...] = ()
+    problems: tuple[Words, ...] = ()
+    waits: Words | None = None
+    hand: dict | None = None
+    result: ScoreResult | None = None
+    payments: tuple[Payment, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        """A valid win with its payments: the only state that may be recorded."""
+        return self.result is not None and self.result.valid
+
+    @property
+    def blocked(self) -> Words | None:
+        """One sentence saying why there is no score yet (None when there is one or it cannot win)."""
+        if self.missing:
+            return Words(
+                "还不能算：请选" + "、".join(m.zh for m in self.missing),
+                "Not scored yet — please choose " + ", ".join(m.en for m in self.missing),
+            )
+        return None
+
+
+@dataclass(frozen=True)
+class RecordPlan:
+    """What pressing 记入记分本 would do: record anew, replace hand `replaces`, or nothing (why)."""
+
+    allowed: bool
+    why_not: Words | None = None
+    replaces: int | None = None  # this photo is already hand n of the evening, with another reading
+    recorded_as: int | None = None  # this very hand is already hand n: nothing to do
+
+
+class HandSession:
+    """One hand in progress. Methods named like the player's actions are the commands."""
+
+    def __init__(self, preset: str = DEFAULT_PRESET, options: Mapping[str, object] | None = None) -> None:
+        self.preset = preset if preset in PRESETS else DEFAULT_PRESET
+        self.options: dict[str, object] = dict(options or {})
+        self.id = uuid.uuid4().hex
+        self.photo = Photo(key="none", name="")
+        self.photo_data: bytes | None = None  # the uploaded bytes (kept on the server for a reload)
+        self.inputs = HandInputs()
+        self.sample = False
+        self.kind_confirmed: set[str] = set()  # meld roles whose kind the player chose himself
+        self.changes = 0  # bumped by every command: the page saves the hand when it moved on
+
+    # ------------------------------------------------------------------ whole hands
+
+    def new_hand(self, dealer: str | None = None, changmao: int = 0) -> None:
+        """新的一局: every per-hand input goes (photo, tiles, fixes, winner, melds of every seat, flags,
+        宝); the rule set and options stay; the dealer and the 长毛 count as the scorebook carries them."""
+        self.id = uuid.uuid4().hex
+        self.photo = Photo(key="none", name="")
+        self.photo_data = None
+        self.inputs = HandInputs(dealer=dealer if dealer in SEATS else "E")
+        if changmao and any(x.key == "changmao" for x in extra_inputs(self.preset)):
+            self.inputs.extras["changmao"] = int(changmao)
+        self.sample = False
+        self.kind_confirmed = set()
+        self._changed()
+
+    def start_photo(
+        self, photo: Photo, data: bytes | None, dealer: str | None = None, changmao: int = 0
+    ) -> None:
+        """A new photo is a new hand: everything resets, then the photo's reading comes in."""
+        self.new_hand(dealer, changmao)
+        self.photo = photo
+        self.photo_data = data
+
+    def show_sample(self, photo: Photo) -> None:
+        """The bundled sample, scored as its situation says, never recordable."""
+        self.new_hand()
+        self.photo = photo
+        self.sample = True
+        s = photo.sample.get("situation", {}) if photo.sample else {}
+        if s.get("preset") in PRESETS:
+            self.preset = s["preset"]
+        inp = self.inputs
+        inp.winner, inp.win_by = s.get("winner"), s.get("win_by")
+        inp.discarder, inp.indicator = s.get("discarder"), s.get("indicator")
+        inp.dealer = s.get("dealer", "E")
+        inp.flags = {k: bool(s[k]) for k in FLAGS if s.get(k)}
+        inp.extras = {k: s[k] for k in ("bao_tile", "gun_tile") if s.get(k)}
+        inp.loser_melds = {seat: str(t) for seat, t in (s.get("loser_melds") or {}).items()}
+        self._changed()
+
+    # ------------------------------------------------------------------ tiles
+
+    def pick(self, i: int | None) -> None:
+        """Open the tile keyboard on tile i (None closes it)."""
+        if i is not None:
+            self._box(i)
+        self.photo.picked = i
+        self._changed()
+
+    def set_face(self, i: int, face: str) -> None:
+        """A tile fixed on the keyboard; the keyboard moves on to the next tile still in doubt."""
+        if face != "back" and T.parse_code(face) is None:
+            raise CommandError(f"not a tile: {face!r}")
+        self._box(i).set_face(face)
+        self._regroup(self._box(i).role)
+        self.photo.picked = next_to_check(self.photo.boxes, i)
+        self._changed()
+
+    def set_role(self, i: int, role: str) -> None:
+        """Where tile i belongs. Building a meld steps on to the next tile, and the meld's kind is
+        guessed again from its tiles (unless the player chose the kind)."""
+        if role not in ROLES:
+            raise CommandError(f"not a place: {role!r}")
+        box = self._box(i)
+        order = strip_order(self.photo.boxes)
+        before, box.role = box.role, role
+        for r in {before, role}:
+            self._regroup(r)
+        if self.photo.winning == i and role != "hand":
+            self.photo.winning = default_winning(self.photo.boxes)
+        if role.startswith("meld"):  # the tile after it, as the strip showed them, not yet in a meld
+            later = [j for j in order[order.index(i) + 1 :] if self.photo.boxes[j].role in ("hand", "other")]
+            self.photo.picked = later[0] if later else None
+        self._changed()
+
+    def set_winning(self, i: int) -> None:
+        if self._box(i).role != "hand":
+            raise CommandError("the winning tile must be one of the standing tiles")
+        self.photo.winning = i
+        self._changed()
+
+    def add_tile(self, face: str, role: str = "hand", beside: int | None = None, won: bool = False) -> None:
+        """A tile the reader missed, placed right of tile `beside` when given."""
+        if T.parse_code(face) is None and face != "back":
+            raise CommandError(f"not a tile: {face!r}")
+        if role not in ROLES:
+            raise CommandError(f"not a place: {role!r}")
+        xyxy = None
+        if beside is not None and self._box(beside).xyxy:
+            xyxy = box_right_of(self._box(beside).xyxy, self.photo.rgb)  # type: ignore[arg-type]
+        self.photo.boxes.append(player_box(face, role, "added", xyxy))
+        if won and role == "hand":
+            self.photo.winning = len(self.photo.boxes) - 1
+        self._regroup(role)
+        self._changed()
+
+    def type_hand(self, concealed: str, winning: str, melds: str) -> None:
+        """The whole hand typed as text; raises page.quick_entry.EntryError with the player's words."""
+        boxes, win, kinds = typed_hand(concealed, winning, melds)
+        self.photo.boxes = boxes
+        self.photo.winning = win
+        self.photo.meld_kinds = dict(kinds)
+        self.photo.kong_faces = {}
+        self.photo.doubts = []
+        self.photo.picked = None
+        self.photo.rev += 1
+        self.kind_confirmed = set(kinds)
+        self._changed()
+
+    def set_meld_kind(self, role: str, kind: str | None) -> None:
+        """The player's kind for a meld; None gives the choice back to the tiles' own shape."""
+        if kind is None:
+            self.photo.meld_kinds.pop(role, None)
+            self.kind_confirmed.discard(role)
+            self._changed()
+            return
+        if kind not in ("chi", "pong", "kong", "added_kong", "concealed_kong"):
+            raise CommandError(f"not a meld kind: {kind!r}")
+        self.photo.meld_kinds[role] = kind
+        self.kind_confirmed.add(role)
+        self._changed()
+
+    def set_kong_face(self, role: str, face: str) -> None:
+        """The tile of a 暗杠 lying all face down."""
+        if T.parse_code(face) is None:
+            raise CommandError(f"not a tile: {face!r}")
+        self.photo.kong_faces[role] = face
+        self._changed()
+
+    def _box(self, i: int) -> Box:
+        if not 0 <= i < len(self.photo.boxes):
+            raise CommandError(f"no tile {i}")
+        return self.photo.boxes[i]
+
+    def _regroup(self, role: str) -> None:
+        """A meld whose tiles changed: forget the reader's guess of its kind (the faces decide again)."""
+        if role.startswith("meld") and role not in self.kind_confirmed:
+            self.photo.meld_kinds.pop(role, None)
+
+    # ------------------------------------------------------------------ situation
+
+    def set_winner(self, seat: str | None) -> None:
+        self._seat(seat, allow_none=True)
+        self.inputs.winner = seat
+        if seat is not None and self.inputs.discarder == seat:
+            self.inputs.discarder = None
+        self.inputs.loser_melds.pop(seat or "", None)  # the winner's melds are his tiles, not text
+        self._changed()
+
+    def set_win_by(self, how: str | None) -> None:
+        if how is not None and how not in WIN_BY:
+            raise CommandError(f"not a way of winning: {how!r}")
+        self.inputs.win_by = how
+        if how == "self_draw":
+            self.inputs.discarder = None
+        self._changed()
+
+    def set_discarder(self, seat: str | None) -> None:
+        self._seat(seat, allow_none=True)
+        if seat is not None and seat == self.inputs.winner:
+            raise CommandError("the winner cannot have fed his own win")
+        self.inputs.discarder = seat
+        self._changed()
+
+    def set_indicator(self, tile: str | None) -> None:
+        if tile is not None and T.parse_code(tile) is None:
+            raise CommandError(f"not a tile: {tile!r}")
+        self.inputs.indicator = tile
+        self._changed()
+
+    def set_dealer(self, seat: str) -> None:
+        self._seat(seat)
+        self.inputs.dealer = seat
+        self._changed()
+
+    def set_flag(self, key: str, on: bool) -> None:
+        if key not in FLAGS:
+            raise CommandError(f"not a flag: {key!r}")
+        if on:
+            self.inputs.flags[key] = True
+        else:
+            self.inputs.flags.pop(key, None)
+        self._changed()
+
+    def set_extra(self, key: str, value: object) -> None:
+        """宝 / 枪 tile, room multiplier, 长毛: the preset's extra inputs (None clears one)."""
+        extra = {x.key: x for x in extra_inputs(self.preset)}.get(key)
+        if extra is None:
+            raise CommandError(f"{key!r} is not an input of {self.preset}")
+        if value is None:
+            self.inputs.extras.pop(key, None)
+        elif extra.kind == "tile":
+            if T.parse_code(str(value)) is None:
+                raise CommandError(f"not a tile: {value!r}")
+            self.inputs.extras[key] = str(value)
+        else:
+            self.inputs.extras[key] = int(value)  # type: ignore[call-overload]
+        self._changed()
+
+    def set_loser_melds(self, seat: str, text: str) -> None:
+        """A loser's open melds as text (碰7p 吃345m 明杠9m); empty = closed (闭门)."""
+        self._seat(seat)
+        if text.strip():
+            self.inputs.loser_melds[seat] = text
+        else:
+            self.inputs.loser_melds.pop(seat, None)
+        self._changed()
+
+    def set_preset(self, preset: str) -> None:
+        """The table's rule set (kept for the next hands); inputs it does not have are dropped."""
+        if preset not in PRESETS:
+            raise CommandError(f"unknown rule set {preset!r}")
+        self.preset = preset
+        self.options = {}
+        keep = {x.key for x in extra_inputs(preset)}
+        self.inputs.extras = {k: v for k, v in self.inputs.extras.items() if k in keep}
+        self._changed()
+
+    def set_option(self, name: str, value: object) -> None:
+        opt = PRESETS[self.preset].options.get(name)
+        if opt is None or not opt.accepts(value):
+            raise CommandError(f"{name}={value!r} is not an option of {self.preset}")
+        self.options[name] = value
+        self._changed()
+
+    @staticmethod
+    def _seat(seat: str | None, allow_none: bool = False) -> None:
+        if seat is None and allow_none:
+            return
+        if seat not in SEATS:
+            raise CommandError(f"not a seat: {seat!r}")
+
+    def _changed(self) -> None:
+        self.changes += 1
+
+    # ------------------------------------------------------------------ reading it
+
+    def flags_shown(self) -> tuple[str, ...]:
+        """The yes/no inputs this rule set has (win flags, and 打过混 where it matters)."""
+        out = [k for k in FLAGS if k in win_flags(self.preset)]
+        if discarded_hun_counts(self.preset):
+            out.append("discarded_hun")
+        return tuple(out)
+
+    def tiles(self) -> WinnerTiles:
+        """The winner's tiles as the boxes say now. A hand one tile short has no 胡 tile: the tile
+        he won on is not in the photo (the page then says what the hand waits on)."""
+        photo = self.photo
+        win = photo.winning
+        if win is None or not (0 <= win < len(photo.boxes) and photo.boxes[win].role == "hand"):
+            win = default_winning(photo.boxes)
+        tiles = winner_tiles_from_boxes(photo.boxes, win, photo.meld_kinds, photo.kong_faces)
+        if count_check(tiles).got < count_check(tiles).expected:
+            tiles.winning = None
+        return tiles
+
+    def meld_kind_of(self, role: str) -> str:
+        return meld_kind([b.cls for b in self.photo.boxes if b.role == role], self.photo.meld_kinds.get(role))
+
+    def missing(self, tiles: WinnerTiles | None = None) -> list[Words]:
+        """The inputs the players have not chosen yet, in the order the page asks for them."""
+        inp = self.inputs
+        out = []
+        if inp.winner is None:
+            out.append(Words("谁胡了", "who won"))
+        if inp.win_by is None:
+            out.append(Words("怎么胡的（自摸还是点炮）", "how (self-draw or a discard)"))
+        elif inp.win_by != "self_draw" and inp.discarder is None:
+            out.append(
+                Words("谁点的炮", "who discarded")
+                if inp.win_by == "discard"
+                else Words("抢的谁的杠", "whose kong was robbed")
+            )
+        if inp.indicator is None:
+            out.append(Words("混指示牌", "the 混 indicator"))
+        if tiles is not None and tiles.winning is None and tiles.concealed:
+            out.append(Words("胡的是哪张", "the tile won on"))
+        return out
+
+    def loser_melds(self) -> tuple[dict[str, list[tuple[str, list[str]]]], list[Words]]:
+        """Each loser's melds as read from the text, and the texts that cannot be read."""
+        melds: dict[str, list[tuple[str, list[str]]]] = {}
+        problems: list[Words] = []
+        for seat, text in sorted(self.inputs.loser_melds.items()):
+            if seat == self.inputs.winner:
+                continue
+            try:
+                melds[seat] = parse_melds(text)
+            except ValueError as exc:
+                w = getattr(exc, "words", Words(str(exc), str(exc)))
+                s = seat_words(seat)
+                problems.append(Words(f"{s.zh}的副露：{w.zh}", f"{s.en}'s melds: {w.en}"))
+        return melds, problems
+
+    def situation(self) -> Situation:
+        """The engine-facing situation; only meaningful once `missing()` is empty."""
+        inp = self.inputs
+        melds, _ = self.loser_melds()
+        sit = Situation(
+            preset=self.preset,
+            options=dict(self.options),
+            indicator=inp.indicator,
+            dealer=inp.dealer,
+            winner=inp.winner or "E",
+            win_by=inp.win_by or "self_draw",
+            discarder=inp.discarder if inp.win_by != "self_draw" else None,
+            loser_melds=melds,
+        )
+        for k in self.flags_shown():
+            setattr(sit, k, bool(inp.flags.get(k)))
+        for x in extra_inputs(self.preset):
+            if x.key in inp.extras:
+                setattr(sit, x.key, inp.extras[x.key])
+            elif x.kind == "int":
+                setattr(sit, x.key, x.default if x.default is not None else x.minimum)
+        return sit
+
+    def evaluate(self, names: Mapping[str, str] | None = None) -> Outcome:
+        """The one judgement of the hand: tile count, missing inputs, the engine's problems, the score."""
+        tiles = self.tiles()
+        count = count_check(tiles)
+        missing = tuple(self.missing(tiles))
+        _, meld_problems = self.loser_melds()
+        if not count.ok:
+            short = count.got == count.expected - 1
+            waits = self._waits(tiles) if short else None
+            hint = Words("还不能算：" + count.hint.zh, "Not scored yet — " + count.hint.en)
+            return Outcome(tiles, count, missing, (hint, *meld_problems), waits)
+        if meld_problems or missing:
+            return Outcome(tiles, count, missing, tuple(meld_problems))
+        hand = build_hand(tiles, self.situation())
+        problems = engine_problems(hand)
+        if problems:
+            return Outcome(tiles, count, (), tuple(problems), hand=hand)
+        try:
+            result = rules.score(hand)
+        except rules.HandError as exc:
+            return Outcome(tiles, count, (), (error_words(exc),), hand=hand)
+        pays = (
+            tuple(payments(result, dealer=self.inputs.dealer, names=dict(names or {})))
+            if result.valid
+            else ()
+        )
+        return Outcome(tiles, count, (), (), hand=hand, result=result, payments=pays)
+
+    def _waits(self, tiles: WinnerTiles) -> Words | None:
+        """What a hand one tile short waits on (and why none), once the winner and 混 are known."""
+        from page.waiting import waiting_words
+
+        if self.inputs.indicator is None:
+            return None
+        sit = self.situation()
+        return waiting_words(tiles, sit)
+
+    # ------------------------------------------------------------------ the scorebook
+
+    @property
+    def record_key(self) -> str:
+        """What ties a recorded hand to this one: the photo's hash, or the hand's own id when typed."""
+        return (
+            self.photo.key if self.photo_data is not None or self.photo.rgb is not None else f"hand:{self.id}"
+        )
+
+    def record_plan(self, outcome: Outcome, recorded: Any | None) -> RecordPlan:
+        """Whether 记入记分本 is offered. `recorded` is the scorebook's record of this photo (or None)."""
+        if self.sample:
+            return RecordPlan(False, Words("示例牌局不能记入记分本。", "The sample hand cannot be recorded."))
+        if not outcome.scored:
+            return RecordPlan(False)
+        if recorded is not None:
+            if recorded.hand == outcome.hand:
+                return RecordPlan(False, recorded_as=recorded.number)
+            return RecordPlan(True, replaces=recorded.number)
+        return RecordPlan(True)
+
+    def record(self, book: Any, outcome: Outcome, evening_id: int) -> Any:
+        """Record (or replace) this hand in the evening; returns the scorebook's record."""
+        recorded = book.find_photo(self.record_key, evening_id)
+        plan = self.record_plan(outcome, recorded)
+        if not plan.allowed:
+            raise CommandError((plan.why_not or Words("没有可记的分数", "nothing to record")).en)
+        result = outcome.result.to_dict()  # type: ignore[union-attr]
+        if plan.replaces is not None:
+            return book.replace_hand(
+                plan.replaces, outcome.hand, result, photo_hash=self.record_key, evening_id=evening_id
+            )
+        return book.record_hand(outcome.hand, result, photo_hash=self.record_key, evening_id=evening_id)
+
+    # ------------------------------------------------------------------ kept on the server
+
+    def to_state(self) -> dict:
+        """Everything but the image itself, as JSON-able data (the photo bytes travel beside it)."""
+        p = self.photo
+        return {
+            "version": STATE_VERSION,
+            "id": self.id,
+            "preset": self.preset,
+            "options": self.options,
+            "sample": self.sample,
+            "inputs": asdict(self.inputs),
+            "kind_confirmed": sorted(self.kind_confirmed),
+            "photo_hash": p.key if self.photo_data is not None else None,
+            "photo": {
+                "key": p.key,
+                "name": p.name,
+                "boxes": [asdict(b) for b in p.boxes],
+                "winning": p.winning,
+                "meld_kinds": p.meld_kinds,
+                "kong_faces": p.kong_faces,
+                "doubts": p.doubts,
+                "notes": [list(n) for n in p.notes],
+                "error": list(p.error) if p.error else None,
+                "seconds": p.seconds,
+                "model_version": p.model_version,
+                "rev": p.rev,
+                "picked": p.picked,
+            },
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping, photo_data: bytes | None, decode: Any = None) -> HandSession:
+        """The hand as `to_state` left it; `decode(bytes) -> rgb` gives the image back."""
+        if state.get("version") != STATE_VERSION:
+            raise ValueError(f"hand state version {state.get('version')!r}")
+        s = cls(state.get("preset", DEFAULT_PRESET), state.get("options") or {})
+        s.id = str(state["id"])
+        s.sample = bool(state.get("sample"))
+        s.inputs = HandInputs(**state["inputs"])
+        s.kind_confirmed = set(state.get("kind_confirmed") or ())
+        p = state["photo"]
+        photo = Photo(key=p["key"], name=p["name"])
+        photo.boxes = [_box(b) for b in p["boxes"]]
+        photo.winning, photo.picked, photo.rev = p["winning"], p.get("picked"), int(p.get("rev", 0))
+        photo.meld_kinds, photo.kong_faces = dict(p["meld_kinds"]), dict(p["kong_faces"])
+        photo.doubts = list(p["doubts"])
+        photo.notes = [Words(*n) for n in p.get("notes") or []]
+        photo.error = Words(*p["error"]) if p.get("error") else None
+        photo.seconds, photo.model_version = p.get("seconds"), p.get("model_version")
+        if photo_data is not None:
+            s.photo_data = photo_data
+            if decode is not None:
+                photo.rgb = decode(photo_data)
+        s.photo = photo
+        return s
+
+
+def _box(d: Mapping) -> Box:
+    b = Box(**{**d, "alternatives": [tuple(a) for a in d.get("alternatives") or []]})
+    return b
+
+
+def engine_problems(hand: dict) -> list[Words]:
+    """Every problem the engine finds with the hand, in player words (the engine is the one judge)."""
+    return [error_words(p.error()) for p in rules.check(hand)]
+
+
+def error_words(exc: Exception) -> Words:
+    from page.explain import explain_error
+
+    e = explain_error(exc)  # type: ignore[arg-type]
+    return Words("还不能算：" + e.zh, "Not scored yet — " + e.en)

@@ -1,0 +1,166 @@
+"""The photo: upload or camera (a new photo is a new hand), and the photo drawn with its boxes."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import io
+
+import streamlit as st
+from PIL import Image
+
+from page import hand_sync
+from page import keyboard as kb
+from page.annotate import display_scale, draw_marks, marks_for, shrink
+from page.detector_loader import Detector
+from page.hand_session import HandSession
+from page.names import tiles_words
+from page.panels.common import hand, lang, say, tr
+from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
+from page.words import Words, plain
+
+DISPLAY_SIDE = 1280
+
+
+@st.cache_resource(show_spinner=False)
+def _sample(version: str | None, _detector: Detector | None) -> Photo:
+    """The bundled sample, read once per model for the whole server; each session gets a copy."""
+    return sample_photo(_detector)
+
+
+def sample_hand(detector: Detector | None, preset: str | None = None) -> HandSession:
+    """The sample hand, shown (and scored) until the table starts its own; never recordable."""
+    s = HandSession()
+    s.show_sample(copy.deepcopy(_sample(getattr(detector, "version", None), detector)))
+    return s
+
+
+def photo_input(detector: Detector | None, store, dealer: tuple[str | None, int]) -> None:
+    """Upload / camera. A new photo replaces the hand (every input of the last one goes); a file that
+    is not a photo is refused with one sentence and the current hand stays as it was."""
+    ss = st.session_state
+    h = hand()
+    up = st.file_uploader(
+        tr("拍照或选一张胡牌的照片", "Photo of the winning hand"),
+        type=UPLOAD_TYPES,
+        key=f"upload_{h.id[:8]}",
+        label_visibility="collapsed",
+    )
+    cam = None
+    if st.toggle(tr("用相机拍", "Use the camera"), key="use_camera"):
+        cam = st.camera_input(
+            tr("拍下赢家的牌", "Take a photo of the winning hand"), key=f"camera_{h.id[:8]}"
+        )
+    src = up or cam
+    if src is None:
+        return
+    data = src.getvalue()
+    key = photo_key(data)
+    if key == h.photo.key or key == ss.get("refused_photo"):
+        return
+    with st.spinner(tr("正在认牌…", "Reading the tiles…")):
+        photo = read_photo(data, getattr(src, "name", "camera.jpg"), detector)
+    if photo.error is not None and not photo.boxes:
+        ss["refused_photo"] = key
+        ss["photo_error"] = photo.error
+        return
+    new = HandSession(h.preset, h.options)
+    new.start_photo(photo, data, dealer=dealer[0], changmao=dealer[1])
+    hand_sync.replace_hand(ss, store, new)
+    ss["new_hand_note"] = Words(
+        "新的一局：上一局的所有输入都清掉了。请选谁胡了、怎么胡的和混指示牌。",
+        "A new hand: every input of the last hand was cleared. Choose who won, how, and the 混 indicator.",
+    )
+    st.rerun()
+
+
+def show_photo(note: Words | None) -> None:
+    """The photo with numbered boxes in their current state, and the notes about this reading."""
+    ss = st.session_state
+    if note:
+        say("info", note)
+    if ss.get("photo_error"):
+        say(
+            "error",
+            ss.pop("photo_error") + Words("（当前这一局没动。）", " (The current hand is unchanged.)"),
+        )
+    photo = hand().photo
+    if photo.error:
+        say("error", photo.error)
+    for n in photo.notes:
+        say("info", n)
+    if photo.rgb is None:
+        return
+    if photo.display is None:  # scale a 12 MP photo once, not on every correction
+        photo.display = shrink(photo.rgb, DISPLAY_SIDE)
+        photo.display_scale = display_scale(photo.rgb.shape[1], photo.rgb.shape[0], DISPLAY_SIDE)
+    won = hand().tiles().winning is not None  # a hand one tile short has no 胡 tile on the photo
+    marks = marks_for(photo.boxes, winning=photo.winning if won else None, picked=photo.picked, lang=lang())
+    drawn = draw_marks(photo.display, marks, photo.display_scale)
+    h, w = photo.rgb.shape[:2]
+    caption = f"{plain(photo.name)} · {w}×{h} · " + tr(f"{len(marks)} 张", f"{len(marks)} boxes")
+    if photo.seconds is not None:
+        caption += tr(f" · 认牌 {photo.seconds:.2f} 秒", f" · read in {photo.seconds:.2f} s")
+    shown, tapped = photo_with_taps(drawn, photo.widget_prefix + hand().id[:6])
+    if not shown:
+        st.image(drawn, width="stretch")
+    elif tapped is not None:
+        i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h)
+        if i is not None and i != photo.picked:
+            hand().pick(i)
+            st.rerun()  # draw the photo and the strip again with the tapped tile picked
+    st.caption(caption)
+    if photo.model_reading:
+        with st.expander(tr("模型自己认的示例", "The detector's own reading of the sample")):
+            st.image(
+                draw_marks(photo.display, marks_for(photo.model_reading, lang=lang()), photo.display_scale),
+                caption=tr("模型认的：", "As read by the model: ")
+                + tr(tiles_words([b.cls for b in photo.model_reading])),
+                width="stretch",
+            )
+
+
+_TAP_JS = """
+export default function(component) {
+  const { data, setTriggerValue, parentElement } = component;
+  const img = parentElement.querySelector("img.mj-tap");
+  img.src = data.src;
+  img.alt = data.alt;
+  img.onclick = (e) => {
+    const r = img.getBoundingClientRect();
+    setTriggerValue("tap", [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height]);
+  };
+}
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _tap_component():
+    """The photo as a tappable picture (st.components.v2: inline JS, no iframe, nothing fetched),
+    registered once per server; None where this Streamlit has no v2 components."""
+    try:
+        from streamlit.components.v2 import component
+    except ImportError:
+        return None
+    css = "img.mj-tap {width: 100%; display: block; border-radius: .5rem; cursor: pointer;}"
+    return component(
+        "mahjong_photo_tap", html='<img class="mj-tap" alt="">', css=css, js=_TAP_JS, isolate_styles=False
+    )
+
+
+def photo_with_taps(drawn, prefix: str) -> tuple[bool, tuple[float, float] | None]:
+    """Show the drawn photo as a tappable picture: (shown, the tap as (x, y) in 0..1 of the photo on
+    the run it happened, else None). Not shown where v2 components are missing: use st.image."""
+    tap = _tap_component()
+    if tap is None:
+        return False, None
+    buf = io.BytesIO()
+    Image.fromarray(drawn).save(buf, format="JPEG", quality=85)
+    src = "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    result = tap(
+        data={"src": src, "alt": tr("照片", "photo")}, key=f"tap_{prefix}", on_tap_change=lambda: None
+    )
+    where = getattr(result, "tap", None)
+    if isinstance(where, (list, tuple)) and len(where) == 2:
+        return True, (float(where[0]), float(where[1]))
+    return True, None

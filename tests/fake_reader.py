@@ -1,0 +1,76 @@
+"""A deterministic stand-in for the tile reader, plugged into the page through MAHJONG_DETECTOR.
+
+It lets page tests (AppTest and the real browser) run without `models/` and know exactly what was
+"read": the bundled sample photo comes back with its last tile misread (九条 for 八条, unsure), a
+blank photo has no tiles, a 1600-px-wide photo has 40. A photo made by `marked_photo(k)` carries
+a marker in its top-left corner and reads as `HANDS[k]`, 14 standing tiles in a row: an evening
+of different hands from one fixture generator.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples"
+MARK = 251  # red value of the marker block; its green value is the hand's index
+
+#: Closed winning hands for an evening (each scores under liaoyang with 九万 as indicator, self-drawn).
+HANDS: tuple[tuple[str, ...], ...] = (
+    ("2m", "2m", "P", "P", "P", "7p", "7p", "7p", "3p", "3p", "3p", "8s", "8s", "8s"),
+    ("1m", "1m", "1m", "4m", "5m", "6m", "2p", "3p", "4p", "7s", "8s", "9s", "C", "C"),
+    ("9m", "9m", "9m", "2m", "3m", "4m", "5p", "6p", "7p", "3s", "3s", "3s", "F", "F"),
+    ("1p", "1p", "1p", "7m", "8m", "9m", "4s", "5s", "6s", "6p", "7p", "8p", "2s", "2s"),
+)
+
+
+@dataclass
+class FakeDetection:
+    cls: str
+    conf: float
+    xyxy: tuple[float, float, float, float]
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    unsure: bool = False  # the reader's own flag (vision.detect.Detection.unsure)
+
+
+CALLS: list[tuple[int, int]] = []  # image sizes the fake detector was called with
+
+
+def marked_photo(k: int, width: int = 640, height: int = 300) -> bytes:
+    """A PNG that the fake reader reads as HANDS[k] (noise, so it is not 'blank')."""
+    rgb = np.random.default_rng(100 + k).integers(60, 200, (height, width, 3), dtype=np.uint8)
+    rgb[:8, :8] = (MARK, k, 0)
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def fake_detect(rgb: np.ndarray) -> list[FakeDetection]:
+    """Deterministic stand-in for vision.detect.detect (see module docstring)."""
+    h, w = rgb.shape[:2]
+    CALLS.append((h, w))
+    if rgb.std() < 2:
+        return []
+    if w == 1600:
+        return [FakeDetection("1m", 0.9, (40.0 * i, 10.0, 40.0 * i + 36, 60.0)) for i in range(40)]
+    corner = rgb[:8, :8].reshape(-1, 3)
+    if (corner[:, 0] == MARK).all() and (corner == corner[0]).all() and int(corner[0, 1]) < len(HANDS):
+        tiles = HANDS[int(corner[0, 1])]
+        tw = w / 16
+        return [
+            FakeDetection(c, 0.95, (tw * (i + 1), h * 0.4, tw * (i + 1.9), h * 0.7))
+            for i, c in enumerate(tiles)
+        ]
+    doc = json.loads((SAMPLE / "sample.json").read_text(encoding="utf-8"))
+    sx, sy = w / 640, h / 300
+    dets = []
+    for t in doc["tiles"]:
+        x1, y1, x2, y2 = t["xyxy"]
+        dets.append(FakeDetection(t["cls"], 0.93, (x1 * sx, y1 * sy, x2 * sx, y2 * sy), [("5m", 0.01)]))
+    dets[-1] = FakeDetection("9s", 0.55, dets[-1].xyxy, [("8s", 0.4), ("7s", 0.02)], unsure=True)  # misread
+    return dets
