@@ -246,8 +246,13 @@ class _TileReader:
         if len(value) > limit:
             probs.add(where, f"at most {limit} tiles, got {len(value)}", "TILE_COUNT")
             return (), False
-        out = tuple(probs.run(self.tile, v, f"{where}[{i}]") for i, v in enumerate(value))
-        return out, None not in out  # type: ignore[return-value]
+        out: list[int | None] = []
+        for i, v in enumerate(value):
+            t = T.parse_code(v)
+            if t is None or (T.is_wind(t) and not self.winds):  # say why, at its index
+                t = probs.run(self.tile, v, f"{where}[{i}]")
+            out.append(t)
+        return tuple(out), None not in out  # type: ignore[return-value]
 
 
 def _meld(obj: object, where: str, reader: _TileReader, hun: int | None, probs: _Problems) -> Meld | None:
