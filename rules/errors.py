@@ -6,6 +6,11 @@ A `HandError` therefore carries `field` (the JSON path, e.g. `players.S.conceale
 (the engine's precise sentence) and `code` (a stable name from `ERROR_WORDS`). The page combines
 the words of the code with the place named by the field; the table below is the only place that
 says, for people, what each kind of malformed input means.
+
+`Problem` is the same triple as a value, for `rules.check`, which lists every problem of a hand at
+once (a page shows them together; `missing` sets apart inputs not given yet). `REASON_WORDS`, the
+words for why a well-formed hand cannot win, live here too: one module holds every player word the
+engine gives about what is wrong with a hand.
 """
 
 from __future__ import annotations
