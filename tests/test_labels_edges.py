@@ -171,3 +171,19 @@ def test_repair_does_not_promote_an_empty_label(tmp_path: Path):
     assert kinds == ["orphan-image", "orphan-label"]
     assert len(complete_examples(root)) == 1
     assert all(json.loads(line)["boxes"] for line in (root / "manifest.jsonl").read_text().splitlines())
+
+
+def test_a_save_never_adopts_a_link_squatting_on_its_name(tmp_path: Path):
+    """A link where the save's file would go (even to the very same bytes) is left alone: the save
+    takes the next name and its example is made of regular files inside the folder."""
+    probe = save_example(_photo(14), BOXES, tmp_path / "probe")
+    root = tmp_path / "ds"
+    save_example(_photo(15), BOXES, root)
+    rel = probe.image.relative_to(tmp_path / "probe")
+    copy = tmp_path / "copy.jpg"
+    copy.write_bytes(probe.image.read_bytes())
+    (root / rel).symlink_to(copy)
+    res = save_example(_photo(14), BOXES, root)
+    assert res.image != root / rel and not res.image.is_symlink() and res.image.name.endswith("-2.jpg")
+    assert res.hash in {e.hash for e in complete_examples(root)}
+    assert os.readlink(root / rel) == str(copy)

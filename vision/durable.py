@@ -14,6 +14,7 @@ import errno
 import fcntl
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,9 +85,11 @@ def fsync_dir(folder: Path) -> None:
 
 
 def same_bytes(path: Path, data: bytes) -> bool:
-    """Whether `path` is a regular file holding exactly `data` (size checked before reading)."""
+    """Whether `path` is a regular file holding exactly `data` (size checked before reading); a link
+    is never one, whatever it leads to: a save must not adopt a file that lives elsewhere."""
     try:
-        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+        info = os.lstat(path)
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(data) and path.read_bytes() == data
     except OSError:
         return False
 
@@ -106,7 +109,7 @@ def publish(staged: Path, final: Path) -> bool:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
-        if final.exists():
+        if os.path.lexists(final):  # a dangling link is a name taken too
             return False
         os.rename(staged, final)
     else:

@@ -155,9 +155,13 @@ def safe_stem(name: str | None, max_len: int = 40) -> str:
 
 
 def _inside(root: Path, path: Path) -> Path:
-    """Refuse any path that would leave the dataset folder (belt and braces after `safe_stem`)."""
-    r, p = root.resolve(), path.resolve()
-    if r != p and r not in p.parents:
+    """Refuse any path that would leave the dataset folder (belt and braces after `safe_stem`).
+
+    The folder is resolved, the file name is not: a link squatting on the name is a taken name
+    (see `_free_names`), never a reason to look where it leads.
+    """
+    r, p = root.resolve(), path.parent.resolve() / path.name
+    if path.name in ("", ".", "..") or (r != p and r not in p.parents):
         raise ValueError(f"refusing to use a path outside the dataset folder: {path}")
     return p
 
