@@ -1,8 +1,9 @@
 """Hand JSON (hand-json.md, version 1) → `Hand`, rejecting malformed input with the field's path.
 
-Unknown keys are errors so that a typo never silently changes a score; every check raises one
-`HandError` naming the field (and a stable `code`), which the CLI prints as a single line with exit
-status 2. The input may be hostile (a batch of lines from anywhere): every value is type-checked
+Unknown keys (and keys given twice) are errors so that a typo never silently changes a score. Every
+check notes a `Problem` naming the field (and a stable `code`) and the checks go on where they can:
+`check` returns every problem (a page shows them together), `parse_hand` raises the first as a
+`HandError`, which the CLI prints as a single line with exit status 2. The input may be hostile (a batch of lines from anywhere): every value is type-checked
 before use (`true` is not the integer 1), numbers are bounded before any arithmetic, an integer too
 long to be a count never becomes a Python int (`_LongNumber`), nesting too deep for the decoder is
 an error, and a value quoted in a message is shortened and never recursed into.
