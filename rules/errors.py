@@ -86,6 +86,34 @@ REASON_WORDS: dict[str, ErrorWords] = {
 REASON_MESSAGES: dict[str, str] = {k: f"{w.zh}: {w.en}" for k, w in REASON_WORDS.items()}
 
 
+_WIN_INPUTS = {"tile": "winning_tile", "by": "win_by", "from": "discarder"}
+_FLAGS = ("kong_replacement", "last_tiles", "after_kong", "first_draw")  # hand.WIN_FLAGS
+_TOP_INPUTS = {"bao_tile": "bao", "gun_tile": "gun"}
+
+
+def input_of(field: str) -> str:
+    """The input a JSON path belongs to: `winner`, `indicator`, `discarder` (`win.from`),
+    `winning_tile`, `win_by`, `flags.kong_replacement`…, `melds.E` / `concealed.S` /
+    `discarded_hun.S` (any tile of them), `options`, `bao`, `gun`, `preset`, … and `hand` for the
+    document as a whole. The JSON path stays in `field`; this is the name of the thing to fix."""
+    path = field[len("hand.") :] if field.startswith("hand.") else field
+    if not path or path == "hand":
+        return "hand"
+    if path.startswith('"'):  # a key quoted because it is long or odd: an unknown key of the hand
+        return "hand"
+    parts = path.replace("[", ".").split(".")
+    head = parts[0]
+    if head == "players" and len(parts) >= 2 and parts[1] in ("E", "S", "W", "N"):
+        if len(parts) >= 3 and parts[2] in ("melds", "concealed", "discarded_hun"):
+            return f"{parts[2]}.{parts[1]}"
+        return f"players.{parts[1]}"
+    if head == "win" and len(parts) >= 2:
+        if parts[1] in _FLAGS:
+            return f"flags.{parts[1]}"
+        return _WIN_INPUTS.get(parts[1], "win")
+    return _TOP_INPUTS.get(head, head)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a hand's input, from `rules.check` (which lists them all).
@@ -105,6 +133,11 @@ class Problem:
         return self.code == "MISSING"
 
     @property
+    def input(self) -> str:
+        """Which input of the hand this is about, at the grain a page asks for inputs (see `input_of`)."""
+        return input_of(self.field)
+
+    @property
     def zh(self) -> str:
         return ERROR_WORDS[self.code].zh
 
@@ -121,6 +154,7 @@ class Problem:
             "field": self.field,
             "code": self.code,
             "missing": self.missing,
+            "input": self.input,
             "message": self.message,
             "zh": self.zh,
             "en": self.en,

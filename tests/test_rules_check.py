@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import rules
 from rules import ERROR_WORDS, REASON_WORDS, HandError, Problem, check, score
+from rules.errors import input_of
 from rules.parse import loads_document
 from rules.result import REASON_MESSAGES
 from tests.rules_strategies import hands
@@ -89,11 +90,31 @@ def test_problem_words_and_dict():
         "field": "indicator",
         "code": "TILE",
         "missing": False,
+        "input": "indicator",
         "message": 'unknown tile "0m"',
         "zh": ERROR_WORDS["TILE"].zh,
         "en": ERROR_WORDS["TILE"].en,
     }
     assert str(p) == 'indicator: unknown tile "0m"' == str(p.error())
+
+
+def test_each_problem_names_the_input_to_fix():
+    h = _ly1(winner=None)
+    h["win"] = {"tile": "4p", "by": "discard", "after_kong": True}
+    h["players"]["E"]["melds"][0]["tiles"][2] = "9m"
+    h["players"]["W"]["discarded_hun"] = 1
+    h["bao_tile"] = "x"
+    assert [(p.field, p.input) for p in check(h)] == [
+        ("winner", "winner"),
+        ("win.from", "discarder"),
+        ("players.E.melds[0].tiles", "melds.E"),
+        ("players.W.discarded_hun", "discarded_hun.W"),
+        ("bao_tile", "bao"),
+    ]
+    assert input_of("win.kong_replacement") == "flags.kong_replacement"
+    assert input_of("win.tile") == "winning_tile" and input_of("hand.win.tile") == "winning_tile"
+    assert input_of("players.S.concealed[3]") == "concealed.S" and input_of("players.S") == "players.S"
+    assert input_of("options.fan_values") == "options" and input_of("") == input_of("hand") == "hand"
 
 
 def test_reasons_and_errors_share_one_table_of_words():
