@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 MAX_FAILURES = 5
 LOCKOUT_S = 30.0
 #: Each further lockout of the same address lasts twice as long, up to this.
-MAX_LOCKOUT_S = 900.0
+MAX_LOCKOUT_S = 3600.0
 #: Addresses remembered; when full, the longest-untouched unlocked one is forgotten first.
 MAX_CLIENTS = 4096
 COOKIE = "mahjong_gate"
