@@ -367,13 +367,15 @@ async def _run(server: GateServer, cmd: list[str], shown: list[str]) -> int:
     proc = subprocess.Popen(cmd, env=env)
     inner = f"http://127.0.0.1:{server.upstream_port}"
     threading.Thread(target=_warm_and_say, args=(inner, None, (shown or [None])[0]), daemon=True).start()
+    stopped = False
     try:
         await _serve_while(server, proc)
     except asyncio.CancelledError:  # Ctrl+C
-        pass
+        stopped = True
     finally:
         _stop(proc)
-    return proc.returncode if proc.returncode and proc.returncode > 0 else 0
+    rc = proc.returncode or 0
+    return 0 if stopped or rc == 0 else (rc if rc > 0 else 1)  # Streamlit failed: say so
 
 
 if __name__ == "__main__":
