@@ -58,8 +58,8 @@ DEFAULT_PORT = 8501
 CERT_DIR = ROOT / ".cache" / "lan-cert"
 WARM_TIMEOUT_S = 300.0
 MAX_UPLOAD_MB = 30
-#: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent, and
-#: the script health check that `warm_up` calls.
+#: Streamlit flags every way of serving uses: no browser on the server, no usage statistics sent, the
+#: script health check that `warm_up` calls, and an upload limit (the Makefile's STREAMLIT_FLAGS agree).
 STREAMLIT_FLAGS: tuple[str, ...] = (
     "--server.headless", "true", "--browser.gatherUsageStats", "false",
     "--server.scriptHealthCheckEnabled", "true",
