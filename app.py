@@ -27,7 +27,7 @@ from page.panels import score as score_panel
 from page.panels import situation as situation_panel
 from page.panels import tiles as tiles_panel
 from page.panels import training as training_panel
-from page.panels.common import say, style, tr
+from page.panels.common import STORE, say, style, tr
 from page.panels.model import get_detector
 from page.photo_state import decode_photo
 from page.serve import require_pin
@@ -70,6 +70,7 @@ def main() -> None:
     book, book_problem = book_panel.open_book()
     ev, standing, problem = book_panel.standing_now(book)
     store = hand_store()
+    ss[STORE] = store
     hand = hand_sync.current_hand(ss, store, lambda: photo_panel.sample_hand(detector), decode_photo)
     deal = book_panel.next_deal(standing)
     if ss.pop("book_new_hand", False) or ss.pop("new_hand_asked", False):
@@ -91,8 +92,6 @@ def main() -> None:
         st.caption(tr("正在用你的牌识别", "Reading with your own model"))
 
     photo_panel.photo_input(detector, store, deal)
-    if ss.get("new_hand_note"):
-        say("info", ss.pop("new_hand_note"))
     names = book_panel.names_of(ev)
     outcome = hand.evaluate(names)
     score_panel.card(outcome, book, ev, names)

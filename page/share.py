@@ -335,6 +335,8 @@ def _png(key: str) -> bytes:
     rows = _layout_rows(groups, width)
     body = [_fan_line(result.get("winner_fan", []), int(result.get("winner_fan_total", 0)), w)]
     body += _loser_lines(result, names, w)
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    body = [part for line in body for part in _wrap(measure, line, text_f, width)]  # every 番 shown
     pay = [
         (seat, int(result.get("payments", {}).get(seat, 0)))
         for seat in SEATS
@@ -381,6 +383,28 @@ def _png(key: str) -> bytes:
     buf = io.BytesIO()
     img.save(buf, "PNG", compress_level=1)  # a flat drawing: level 1 is 4x faster and about as small
     return buf.getvalue()
+
+
+def _wrap(d: ImageDraw.ImageDraw, text: str, font, width: int) -> list[str]:
+    """A line broken into lines that fit the picture (never cut: every 番 item must be seen), at
+    item separators where possible."""
+    limit = width - 2 * MARGIN
+    out: list[str] = []
+    rest = text
+    while rest and d.textlength(rest, font=font) > limit:
+        cut = len(rest)
+        while cut > 1 and d.textlength(rest[:cut], font=font) > limit:
+            cut -= 1
+        for sep in ("、", ", ", "；", " "):
+            at = rest.rfind(sep, 0, cut)
+            if at > 0:
+                cut = at + len(sep)
+                break
+        out.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    if rest:
+        out.append(rest)
+    return out
 
 
 def _fit(d: ImageDraw.ImageDraw, text: str, font, width: int) -> str:

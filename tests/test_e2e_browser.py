@@ -13,6 +13,7 @@ docs/screenshot.png are made this way.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
@@ -41,6 +42,11 @@ from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 FLAGS = [
@@ -63,16 +69,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextlib.contextmanager
+def _serve(extra_env: dict):
+    """`streamlit run app.py` with the fake reader and these files; yields its URL."""
     port = _free_port()
     env = dict(
         os.environ,
         MAHJONG_DETECTOR="tests.fake_reader:fake_detect",
-        MAHJONG_LABELLED_DIR=str(tmp_path_factory.mktemp("labelled")),
-        MAHJONG_SCOREBOOK=str(tmp_path_factory.mktemp("book") / "scorebook.sqlite"),
         PYTHONPATH=str(ROOT),
         YOLO_OFFLINE="1",
+        **extra_env,
     )
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
@@ -101,6 +107,27 @@ def server(tmp_path_factory):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    env = {
+        "MAHJONG_LABELLED_DIR": str(tmp_path_factory.mktemp("labelled")),
+        "MAHJONG_SCOREBOOK": str(tmp_path_factory.mktemp("book") / "scorebook.sqlite"),
+    }
+    with _serve(env) as url:
+        yield url
+
+
+@pytest.fixture
+def evening_server(tmp_path):
+    """A server of its own with an empty scorebook (the evening starts from nothing)."""
+    env = {
+        "MAHJONG_SCOREBOOK": str(tmp_path / "evening.sqlite"),
+        "MAHJONG_LABELLED_DIR": str(tmp_path / "lab"),
+    }
+    with _serve(env) as url:
+        yield url, env
 
 
 @pytest.fixture(scope="module")
@@ -138,18 +165,11 @@ def _sideways(driver) -> int:
 
 def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     browser.get(server)
-    # first start: the bundled sample, already read and scored, in Chinese
+    # first start: the bundled sample, already read and scored, in Chinese; never recordable
     _wait_text(browser, "南家 收 750")
     assert "Traceback" not in _body(browser)
+    assert "示例牌局不能记分" in _body(browser)
     assert _sideways(browser) == 0
-    photo_top = WebDriverWait(browser, 30).until(
-        lambda d: d.execute_script(
-            "const i = document.querySelector('img.mj-tap');"
-            "return i ? i.getBoundingClientRect().top + scrollY : null"
-        )
-    )
-    score_top = browser.find_element(By.CSS_SELECTOR, ".st-key-score").rect["y"]
-    assert score_top - photo_top < 844, "the score is more than one screen below the photo"
     shot = os.environ.get("SAVE_SCREENSHOT")
     if shot:
         _save_screenshot(browser, Path(shot), 390)
@@ -158,24 +178,250 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     # upload a photo (the sample re-encoded: a new file); the fake reader misreads the last tile
     photo = tmp_path / "hand.png"
     Image.open(ROOT / "datasets" / "samples" / "winning-hand.jpg").convert("RGB").save(photo)
-    browser.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(photo))
+    _upload(browser, photo)
     _wait_text(browser, "橙色的请看一眼")
-    _wait_text(browser, "本局情况已重置")  # a new photo is a new hand: the situation was reset
+    _wait_text(browser, "还不能算：请选谁胡了")  # a new hand: nothing guessed
     assert _sideways(browser) == 0
+    # the score box is on the first screen after a photo
+    assert browser.find_element(By.CSS_SELECTOR, ".st-key-score").rect["y"] < 844
 
-    # tap the orange tile on the photo itself, then the model's next guess (八条): one tap fixes it
+    # tap the orange tile on the photo itself: the keyboard opens in view; the model's next guess fixes it
     _tap_photo(browser, _sample_tile_centre(-1))
-    WebDriverWait(browser, 30).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button')
+    sug = WebDriverWait(browser, 30).until(
+        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button')), None)
     )
+    WebDriverWait(browser, 10).until(lambda d: _in_view(d, sug))
     assert _sideways(browser) == 0  # the keyboard fits the phone
-    browser.find_element(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button').click()
+    sug.click()
     WebDriverWait(browser, 30).until(
         lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]')
     )
-    _wait_text(browser, "请选混指示牌")  # the new hand has no 混 indicator yet: the page asks for it
     body = _body(browser)
     assert "不能胡" not in body and "Traceback" not in body
+
+
+def _in_view(driver, el) -> bool:
+    top, bottom = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", el
+    )
+    return top >= 0 and bottom <= driver.execute_script("return window.innerHeight")
+
+
+# ---------------------------------------------------------------------- an evening at the table
+
+
+def _hand_widget(driver, name: str):
+    """The container of this hand's widget `name` (its key is h<id>e<n>_name)."""
+    return WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script(
+            "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].find(e => "
+            "!e.closest('[data-stale=\"true\"]') && "
+            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}e\\d+_" + name + "$/.test(c)))"
+        )
+    )
+
+
+def _choose(driver, name: str, label: str) -> None:
+    """Tap the option `label` of the segmented control `name` (谁胡了, 怎么胡的 …); a tap that lands
+    while the page is redrawing is tapped again, as a player would."""
+    for _ in range(3):
+        box = _hand_widget(driver, name)
+        button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        try:
+            WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+                lambda d: _state_of(d, name, label) == "selected"
+            )
+            return
+        except TimeoutException:
+            continue
+    raise AssertionError(f"{label} never became selected in {name}")
+
+
+def _state_of(driver, name: str, label: str) -> str:
+    box = _hand_widget(driver, name)
+    for b in box.find_elements(By.TAG_NAME, "button"):
+        if b.text.strip() == label:
+            return (
+                "selected"
+                if b.get_attribute("aria-checked") == "true"
+                or "Active" in (b.get_attribute("data-testid") or "")
+                else "not"
+            )
+    return "missing"
+
+
+def _pick_indicator(driver, code: str) -> None:
+    button = WebDriverWait(driver, 30).until(
+        lambda d: next(
+            iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-tilein_indicator_"] button')), None
+        )
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    key = WebDriverWait(driver, 30).until(
+        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None)
+    )
+    WebDriverWait(driver, 10).until(lambda d: _in_view(d, key))  # the tile keyboard opens in view
+    key.click()
+    WebDriverWait(driver, 30).until(
+        lambda d: not d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator")
+    )
+
+
+def _type_melds(driver, seat: str, text: str) -> None:
+    """A loser's melds: the field of this hand only (a new hand's field is a new, empty one)."""
+    _open_expander(driver, "输家的副露")
+    field = _hand_widget(driver, f"melds_{seat}").find_element(By.TAG_NAME, "input")
+    value = field.get_attribute("value")
+    assert value == "", f"{seat}: {value!r} carried over from an earlier hand"
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
+    field.send_keys(text + "\n")
+    time.sleep(0.5)
+
+
+def _open_expander(driver, title: str) -> None:
+    for s in driver.find_elements(By.CSS_SELECTOR, "[data-testid=stExpander] summary"):
+        if title in s.text:
+            if s.find_element(By.XPATH, "..").get_attribute("open") is None:
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", s)
+                s.click()
+            return
+    raise AssertionError(f"no expander {title}")
+
+
+def _click_key(driver, key: str) -> None:
+    """Tap the button with this widget key (again if the page was still moving under the finger)."""
+    for attempt in range(5):
+        button = WebDriverWait(driver, 30).until(
+            lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")), None)
+        )
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        try:
+            button.click()
+            return
+        except (ElementClickInterceptedException, StaleElementReferenceException):
+            time.sleep(0.5 * (attempt + 1))
+    raise AssertionError(f"could not tap {key}")
+
+
+def _settled(driver) -> None:
+    """The page has finished its run (Streamlit's running indicator is gone)."""
+    time.sleep(0.3)
+    WebDriverWait(driver, 30).until(
+        lambda d: (
+            not d.find_elements(
+                By.CSS_SELECTOR,
+                '[data-testid="stStatusWidget"] [data-testid*="Running"], [data-testid="stStatusWidgetRunningIcon"]',
+            )
+        )
+    )
+    time.sleep(0.3)
+
+
+def _tap_until(driver, key: str, text: str) -> None:
+    """Tap `key` until the page shows `text` (a tap during a redraw is lost, as on a phone)."""
+    for _ in range(3):
+        _click_key(driver, key)
+        try:
+            _wait_text(driver, text, timeout=10)
+            return
+        except TimeoutException:
+            continue
+    _wait_text(driver, text, timeout=1)
+
+
+def _upload(driver, path: Path) -> None:
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'input[type="file"]'))
+    driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(path))
+
+
+def _book(server_env: dict):
+    from page.scorebook import Scorebook
+
+    return Scorebook(server_env["MAHJONG_SCOREBOOK"])
+
+
+def _expected(k: int, dealer: str, winner: str, melds: dict[str, str]) -> dict:
+    """The hand JSON of HANDS[k] as the players said it, built here, not by the page."""
+    from page.quick_entry import parse_melds
+    from tests.fake_reader import HANDS
+
+    tiles = list(HANDS[k])
+    players = {s: {} for s in "ESWN"}
+    players[winner] = {"concealed": tiles[:-1]}
+    for seat, text in melds.items():
+        players[seat] = {"melds": [{"kind": kd, "tiles": ts} for kd, ts in parse_melds(text)]}
+    return {"version": 1, "preset": "liaoyang", "dealer": dealer, "indicator": "9m", "winner": winner,
+            "win": {"tile": tiles[-1], "by": "self_draw"}, "players": players}  # fmt: skip
+
+
+def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
+    """Four hands with different winners and losers' melds, one fixed and recorded again (it replaces
+    the hand), a reload in the middle of a hand (restored), 新的一晚 confirmed: the book's totals are
+    the engine's payments of the same inputs, and no input of one hand shows in the next."""
+    import rules
+    from tests.fake_reader import marked_photo
+
+    url, env = evening_server
+    browser.get(url)
+    _wait_text(browser, "南家 收 750")
+    plan = [  # (photo, winner, losers' melds typed, dealer the book deals)
+        (0, "南家", {"N": "吃678m"}, "E"),
+        (1, "西家", {"E": "碰发"}, "S"),
+        (2, "北家", {"S": "碰5s"}, "W"),
+        (3, "南家", {}, "N"),
+    ]
+    seat_of = {"东家": "E", "南家": "S", "西家": "W", "北家": "N"}
+    expected = []
+    for n, (k, winner, melds, dealer) in enumerate(plan, start=1):
+        photo = tmp_path / f"hand{k}.png"
+        photo.write_bytes(marked_photo(k))
+        _upload(browser, photo)
+        _wait_text(browser, "还不能算：请选谁胡了")
+        assert _sideways(browser) == 0
+        _choose(browser, "winner", winner)
+        if n == 4:  # the phone sleeps mid-hand: a reload finds the hand as it was
+            _settled(browser)
+            browser.refresh()
+            _wait_text(browser, "还不能算：请选怎么胡的")
+            assert "示例" not in _body(browser)
+            assert _state_of(browser, "winner", winner) == "selected"
+        _choose(browser, "win_by", "自摸")
+        _pick_indicator(browser, "9m")
+        for seat, text in melds.items():
+            _type_melds(browser, seat, text)
+        hand = _expected(k, dealer, seat_of[winner], melds)
+        want = rules.score(hand).payments
+        _wait_text(browser, f"{winner} 收 {want[seat_of[winner]]}")
+        _tap_until(browser, "record", f"已记入第 {n} 局")
+        if n == 3:  # a misread winner, fixed after recording: the same photo replaces hand 3
+            _choose(browser, "winner", "东家")
+            _wait_text(browser, "这张照片已记为第 3 局——改成这样？")
+            _tap_until(browser, "record", "第 3 局已改好")
+            hand = _expected(k, dealer, "E", melds)
+            want = rules.score(hand).payments
+        expected.append(want)
+    book = _book(env)
+    hist = book.history()
+    assert [h.number for h in hist] == [1, 2, 3, 4] and [h.winner for h in hist] == ["S", "W", "E", "S"]
+    totals = {s: sum(p[s] for p in expected) for s in "ESWN"}
+    assert book.standing().totals == totals
+    title = next(
+        s.text for s in browser.find_elements(By.CSS_SELECTOR, "[data-testid=stExpander] summary")
+        if "今晚的记分本" in s.text
+    )  # fmt: skip
+    assert all(
+        f"{zh}{totals[s]:+d}" in title.replace(" ", "") for s, zh in zip("ESWN", "东南西北", strict=True)
+    )
+    # 新的一晚 asks first; confirmed, the totals start from zero and the old evening can be reopened
+    _open_expander(browser, "今晚的记分本")
+    _tap_until(browser, "new_evening", "开始新的一晚？")
+    _click_key(browser, "confirm_yes")
+    WebDriverWait(browser, 30).until(lambda d: book.standing().totals == dict.fromkeys("ESWN", 0))
+    assert len(book.evenings()) == 2
+    assert "Traceback" not in _body(browser)
 
 
 def _sample_tile_centre(i: int) -> tuple[float, float]:

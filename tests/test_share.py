@@ -169,3 +169,17 @@ def test_every_valid_example_can_be_shared(name):
     assert share.result_text(result, hand).startswith(rules.PRESETS[result["preset"]].title)
     rgb = _png(share.result_png(result, hand))
     assert rgb.shape[1] == share.WIDTH
+
+
+def test_the_picture_shows_the_whole_fan_line():
+    """A long 番 line is wrapped onto more lines, never cut with …"""
+    from PIL import Image, ImageDraw
+
+    from page.share import _font, _wrap
+
+    font, _ = _font(22)
+    d = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    line = "番：" + "、".join(f"大哥大{i} 1" for i in range(30)) + "（共 30 番）"
+    parts = _wrap(d, line, font, 400)
+    assert len(parts) > 1 and "".join(parts) == line  # nothing lost
+    assert all(d.textlength(p, font=font) <= 400 for p in parts)

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision import data, durable, manifest, replay
+from vision import data, durable, manifest, replay, safe_weights
 from vision.classes import CLASS_NAMES
 from vision.crops import SRC_H, SRC_MARGIN, SRC_W, CropSet, augment
 from vision.tilenet import TileNet, classifier_outputs
@@ -236,14 +236,14 @@ def _adapt(
     progress(
         "train", 0.05, f"正在学习你的牌（{len(photos)} 张照片，{len(y)} 张牌）…", f"learning {len(y)} tiles"
     )
-    state = torch.load(base_path.parent / m.classifier, map_location="cpu", weights_only=True)
+    state = safe_weights.load_state_dict(manifest.weights_path(base_path, m.classifier))  # no code unpickled
     net = TileNet(num_classes=classifier_outputs(state), width=m.classifier_width)
     net.load_state_dict({k: v.float() for k, v in state.items()})
     tick = lambda f: progress("train", 0.05 + 0.9 * f, "正在学习你的牌…", "learning your tiles...")  # noqa: E731
     fine_tune(net, mine, bank, config, tick)
     progress("write", 0.96, "正在保存你的模型…", "writing the model...")
     torch.save({k: v.half() for k, v in net.state_dict().items()}, out_dir / "tile_classifier.pt")
-    shutil.copyfile(base_path.parent / m.detector, out_dir / "tile_detector.pt")
+    shutil.copyfile(manifest.weights_path(base_path, m.detector), out_dir / "tile_detector.pt")
     if found:
         for name in (replay.BANK_IMAGE, replay.BANK_LABELS):  # so a personal model can learn again
             shutil.copyfile(base_path.parent / name, out_dir / name)

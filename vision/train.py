@@ -140,7 +140,7 @@ def train_classifier(
     ckpt = out_dir / "last.pt"
     start = 0
     if resume and ckpt.is_file():
-        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        state = torch.load(ckpt, map_location="cpu", weights_only=True)  # our own checkpoint: plain data
         net.load_state_dict(state["net"])
         net.to(device)
         opt.load_state_dict(state["opt"])

@@ -41,13 +41,19 @@ def bind(name: str, value: Any) -> str:
     return key
 
 
+STORE = "hand_store"  # the table's HandStore for this run (app.py puts it here)
+
+
 def run(command: str, *args: Any) -> None:
-    """Call a HandSession command from a widget callback; a refused command is shown, not raised."""
+    """Call a HandSession command from a widget callback, and keep the hand on the server at once (a
+    phone that sleeps right after a tap loses nothing); a refused command is shown, not raised."""
     try:
         getattr(hand(), command)(*args)
     except (CommandError, ValueError) as exc:
         words = getattr(exc, "words", None)
         st.session_state["command_error"] = words if isinstance(words, Words) else Words(str(exc), str(exc))
+        return
+    hand_sync.flush(st.session_state, st.session_state.get(STORE))
 
 
 def run_from(key: str, command: str, *args: Any) -> None:
@@ -67,6 +73,7 @@ button, [data-baseweb="select"] > div, input, [data-testid="stSegmentedControl"]
 [data-testid="stPills"] button {min-height: 44px;}
 [data-testid="stCheckbox"] label {min-height: 44px; align-items: center;}
 .st-key-strip {gap: 4px !important;}
+[class*="st-key-keyboard"] {scroll-margin-top: 64px;}
 [class*="st-key-card_"] {gap: 2px !important;}
 [class*="st-key-card_"] img {border-radius: 4px;}
 [class*="st-key-pick"] button {padding: 0 2px; width: 48px; font-size: 14px;}
@@ -84,15 +91,19 @@ button, [data-baseweb="select"] > div, input, [data-testid="stSegmentedControl"]
 </style>
 """
 
-#: Streamlit draws its uploader's own words in English; in Chinese mode they are replaced here.
-UPLOADER_ZH = """
+
+def uploader_words_zh() -> str:
+    """Streamlit draws its uploader's own words in English ("Upload", "200MB per file"); in Chinese
+    mode they are replaced by CSS (Streamlit has no setting for them), with the real size limit."""
+    limit = st.get_option("server.maxUploadSize")
+    return f"""
 <style>
-[data-testid="stFileUploaderDropzoneInstructions"] span {display: none;}
-[data-testid="stFileUploaderDropzoneInstructions"] small {font-size: 0;}
-[data-testid="stFileUploaderDropzoneInstructions"] small::after {content: "照片，最大 30MB"; font-size: 14px;}
-[data-testid="stFileUploaderDropzoneInstructions"] > div::before {content: "拍照或选照片"; font-size: 15px;}
-[data-testid="stFileUploaderDropzone"] button {font-size: 0 !important;}
-[data-testid="stFileUploaderDropzone"] button::after {content: "选照片"; font-size: 15px;}
+[data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p {{font-size: 0;}}
+[data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p::after {{
+  content: "选照片"; font-size: 15px;}}
+[data-testid="stFileUploaderDropzoneInstructions"] span {{font-size: 0;}}
+[data-testid="stFileUploaderDropzoneInstructions"] span::after {{
+  content: "拍照或选一张照片，最大 {limit}MB"; font-size: 14px;}}
 </style>
 """
 
@@ -101,7 +112,7 @@ def style() -> None:
     st.html(CSS)
     st.html(key_css())
     if lang() == "zh":
-        st.html(UPLOADER_ZH)
+        st.html(uploader_words_zh())
 
 
 def key_css() -> str:

@@ -66,11 +66,7 @@ def photo_input(detector: Detector | None, store, dealer: tuple[str | None, int]
         return
     new = HandSession(h.preset, h.options)
     new.start_photo(photo, data, dealer=dealer[0], changmao=dealer[1])
-    hand_sync.replace_hand(ss, store, new)
-    ss["new_hand_note"] = Words(
-        "新的一局：上一局的所有输入都清掉了。请选谁胡了、怎么胡的和混指示牌。",
-        "A new hand: every input of the last hand was cleared. Choose who won, how, and the 混 indicator.",
-    )
+    hand_sync.replace_hand(ss, store, new)  # the score box then asks for who won, how and the 混
     st.rerun()
 
 

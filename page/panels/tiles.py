@@ -24,7 +24,7 @@ export default function(component) {
   const { parentElement } = component;
   const box = parentElement.closest('[class*="st-key-keyboard"]') || parentElement;
   const r = box.getBoundingClientRect();
-  if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({block: "nearest", behavior: "smooth"});
+  if (r.top < 0 || r.top > window.innerHeight * 0.6) box.scrollIntoView({block: "start"});
 }
 """
 
@@ -36,7 +36,7 @@ def _scroller():
         from streamlit.components.v2 import component
     except ImportError:
         return None
-    return component("mahjong_scroll_into_view", html="<span></span>", js=_SCROLL_JS)
+    return component("mahjong_scroll_into_view", html="<span></span>", js=_SCROLL_JS, isolate_styles=False)
 
 
 def short(code: str) -> str:
@@ -103,7 +103,6 @@ def tile_keys(
                     on_click=on_pick,
                     args=(*args, c),
                     type="primary" if c == current else "secondary",
-                    help=tr(tile_words(c)),
                 )
 
 

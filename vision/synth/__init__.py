@@ -6,8 +6,9 @@ these scenes show them with exact boxes and layout truth.
     python -m vision synth --out DIR --n N --seed S [--val-fraction F] [--source REAL_SET] [--workers K]
                            [--drawn-share F]
 
-`--drawn-share F` gives that share of scenes faces drawn in other sets' printing styles (needs a CJK
-font, e.g. `apt install fonts-wqy-zenhei`); 0 (the default) keeps every face cut from the real set.
+`--drawn-share F` gives that share of scenes faces drawn in other sets' printing styles (with the
+CJK font shipped in vision/assets/fonts, or $VISION_CJK_FONT); 0 (the default) keeps every face cut
+from the real set.
 
 `--vary` / `--no-vary` switch the domain randomisation that teaches "tile" and "face" rather than one
 print (issue 9): more drawn prints, tile body and back colours, automatic-table felt, views from the

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.0,
         help="share of scenes whose faces all come from one procedurally drawn set instead of the "
-        "real set (needs a CJK font: fonts-wqy-zenhei or $VISION_CJK_FONT); 0 = real faces only",
+        "real set (drawn with the shipped CJK font, or $VISION_CJK_FONT); 0 = real faces only",
     )
     p.add_argument(
         "--vary",
