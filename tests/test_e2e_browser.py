@@ -38,15 +38,15 @@ if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         "chromium not installed (apt-get install -y chromium chromium-driver)", allow_module_level=True
     )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import (  # noqa: E402
     ElementClickInterceptedException,
     StaleElementReferenceException,
     TimeoutException,
 )
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 FLAGS = [
