@@ -319,7 +319,7 @@ def connect(path: Path, busy_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
     """
     con = _open(path, busy_s, immutable=False)
     try:
-        con.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # finished: no read lock kept
     except sqlite3.OperationalError as exc:
         con.close()
         cantopen = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _CANTOPEN
@@ -451,7 +451,9 @@ class Scorebook:
         read-only scorebook still shows its totals (its writes then say read_only)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as con:
-            version = con.execute("PRAGMA user_version").fetchone()[0]
+            # fetchall, not fetchone: a statement left unfinished keeps a read lock, and two tabs
+            # opening a new file at once would each wait for the other to let go before WAL mode
+            version = con.execute("PRAGMA user_version").fetchall()[0][0]
             if version > SCHEMA_VERSION:
                 raise ScorebookError(
                     Words(
@@ -464,7 +466,7 @@ class Scorebook:
                     "newer_version",
                 )
             have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+            mode = con.execute("PRAGMA journal_mode").fetchall()[0][0]
             if set(_TABLES) <= have and version == SCHEMA_VERSION and mode == "wal":
                 return
             try:

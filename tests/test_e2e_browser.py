@@ -272,6 +272,7 @@ def _pick_indicator(driver, code: str) -> None:
 
 def _type_melds(driver, seat: str, text: str) -> None:
     """A loser's melds: the field of this hand only (a new hand's field is a new, empty one)."""
+    _settled(driver)  # one drawing of the page: no element of the run before
     _open_expander(driver, "输家的副露")
     field = _hand_widget(driver, f"melds_{seat}").find_element(By.TAG_NAME, "input")
     value = field.get_attribute("value")
@@ -387,7 +388,9 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
             browser.refresh()
             _wait_text(browser, "还不能算：请选怎么胡的")
             assert "示例" not in _body(browser)
-            assert _state_of(browser, "winner", winner) == "selected"
+            WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+                lambda d: _state_of(d, "winner", winner) == "selected"
+            )
         _choose(browser, "win_by", "自摸")
         _pick_indicator(browser, "9m")
         for seat, text in melds.items():

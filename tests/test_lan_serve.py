@@ -252,6 +252,7 @@ def test_a_phone_browser_gives_the_pin_and_uploads_a_photo(served, tmp_path):
         wait.until(lambda d: "the scorebook ok" in d.find_element(By.TAG_NAME, "body").text)
         photo = tmp_path / "photo.jpg"
         photo.write_bytes(b"\xff\xd8" + b"\0" * 123_454)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "input[type=file]"))  # drawn after the text
         driver.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(photo))
         wait.until(lambda d: "got 123456 bytes" in d.find_element(By.TAG_NAME, "body").text)
         driver.refresh()  # a reload keeps the phone in: the cookie, no PIN again
