@@ -389,7 +389,7 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
             _wait_text(browser, "还不能算：请选怎么胡的")
             assert "示例" not in _body(browser)
             WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
-                lambda d: _state_of(d, "winner", winner) == "selected"
+                lambda d, w=winner: _state_of(d, "winner", w) == "selected"
             )
         _choose(browser, "win_by", "自摸")
         _pick_indicator(browser, "9m")
