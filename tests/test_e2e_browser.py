@@ -276,7 +276,12 @@ def _type_melds(driver, seat: str, text: str) -> None:
     _open_expander(driver, "输家的副露")
     field = _hand_widget(driver, f"melds_{seat}").find_element(By.TAG_NAME, "input")
     value = field.get_attribute("value")
-    assert value == "", f"{seat}: {value!r} carried over from an earlier hand"
+    seen = driver.execute_script(
+        "return [...document.querySelectorAll('[class*=\"_melds_\"]')].map(e => [e.className, "
+        "e.closest('[data-stale]') && e.closest('[data-stale]').getAttribute('data-stale'), "
+        "(e.querySelector('input') || {}).value])"
+    )
+    assert value == "", f"{seat}: {value!r} carried over from an earlier hand; fields: {seen}"
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
     field.send_keys(text + "\n")
     time.sleep(0.5)

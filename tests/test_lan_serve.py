@@ -229,6 +229,7 @@ def test_a_phone_browser_gives_the_pin_and_uploads_a_photo(served, tmp_path):
     if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
         pytest.skip("chromium not installed")
     webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -248,7 +249,9 @@ def test_a_phone_browser_gives_the_pin_and_uploads_a_photo(served, tmp_path):
         assert "请输入" in driver.find_element(By.TAG_NAME, "body").text
         driver.find_element(By.NAME, "pin").send_keys(served.pin)
         driver.find_element(By.TAG_NAME, "button").click()
-        wait = WebDriverWait(driver, 60, poll_frequency=0.25)
+        wait = WebDriverWait(
+            driver, 60, poll_frequency=0.25, ignored_exceptions=(StaleElementReferenceException,)
+        )
         wait.until(lambda d: "the scorebook ok" in d.find_element(By.TAG_NAME, "body").text)
         photo = tmp_path / "photo.jpg"
         photo.write_bytes(b"\xff\xd8" + b"\0" * 123_454)
