@@ -171,20 +171,16 @@ def first_load(n: int, fake: bool, baseline: bool = False, warm: bool = True) ->
         if baseline:
             app = work / "baseline.py"
             app.write_text(BASELINE_APP, encoding="utf-8")
+        from page.serve import stop, warm_up
+
         proc, url, start_s = start_server(fake, work, app)
         try:
-            from page.serve import warm_up
-
             warm_s = warm_up(url) if warm else None
             first = fresh_visit(url, work)
             fresh = [fresh_visit(url, work) for _ in range(n)]
             cached = cached_visits(url, work, n)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
     what = "fake reader (the sample's checked boxes)" if fake else "the shipped model"
     if baseline:
         what = "none: BASELINE, a two-line Streamlit page (the floor on this machine)"

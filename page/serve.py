@@ -314,11 +314,13 @@ async def _serve_while(server: GateServer, proc: subprocess.Popen) -> None:
             await task
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen, timeout_s: float = 15) -> None:
+    """End a server process: terminate, and kill it if it has not gone after `timeout_s` (the page's
+    servers, the benchmarks' and the tests' all stop this way)."""
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -373,7 +375,7 @@ async def _run(server: GateServer, cmd: list[str], shown: list[str]) -> int:
     except asyncio.CancelledError:  # Ctrl+C
         stopped = True
     finally:
-        _stop(proc)
+        stop(proc)
     rc = proc.returncode or 0
     return 0 if stopped or rc == 0 else (rc if rc > 0 else 1)  # Streamlit failed: say so
 

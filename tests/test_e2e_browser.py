@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from page.serve import stop
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -102,11 +104,7 @@ def _serve(extra_env: dict):
             time.sleep(0.3)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from page import gate as G
+from page.serve import stop
 from tests.test_cert import available_tools
 
 pytestmark = pytest.mark.slow
@@ -153,11 +154,7 @@ def served(tmp_path_factory):
             pytest.fail("".join(lines))
         yield served
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def test_the_warm_up_runs_the_page_before_anyone_gave_the_pin(served):
