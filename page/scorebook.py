@@ -765,19 +765,16 @@ class Scorebook:
     @in_words
     def standing(self, evening_id: int | None = None) -> Standing:
         """Totals per seat and the next hand's dealer, from one consistent read."""
-        with self._connect() as con:
-            con.execute("BEGIN")  # one snapshot for the evening and its hands
-            eid = self._resolve(con, evening_id)
-            ev = self._evening(con, eid)
-            rows = con.execute(
-                f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
-            ).fetchall()
-            con.execute("COMMIT")
-            return standing_of(ev, [_record(r) for r in rows])
+        return standing_of(*self._snapshot(evening_id))
 
     @in_words
     def export_csv(self, evening_id: int | None = None) -> bytes:
         """The evening as CSV, UTF-8 with a BOM so Excel (phone or PC) shows the Chinese."""
+        return evening_csv(*self._snapshot(evening_id))
+
+    def _snapshot(self, evening_id: int | None) -> tuple[Evening, list[HandRecord]]:
+        """The evening and its hands from one consistent read (a writer in another tab cannot
+        slip a hand in between)."""
         with self._connect() as con:
             con.execute("BEGIN")
             eid = self._resolve(con, evening_id)
@@ -786,7 +783,7 @@ class Scorebook:
                 f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
             ).fetchall()
             con.execute("COMMIT")
-            return evening_csv(ev, [_record(r) for r in rows])
+        return ev, [_record(r) for r in rows]
 
     # ------------------------------------------------------------------ helpers
 
