@@ -35,6 +35,7 @@ import hmac
 import ipaddress
 import os
 import secrets
+import signal
 import socket
 import ssl
 import subprocess
@@ -366,6 +367,9 @@ async def _run(server: GateServer, cmd: list[str], shown: list[str]) -> int:
         print(f"make app-lan: port {server.port} is not free ({exc.strerror})", file=sys.stderr)
         return 2
     env = {k: v for k, v in os.environ.items() if k != PIN_ENV}  # the gate asks; the page does not
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # a kill (SIGTERM) ends like Ctrl+C,
+        task = asyncio.current_task()  # so Streamlit is stopped with us, never left running alone
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)  # type: ignore[union-attr]
     proc = subprocess.Popen(cmd, env=env)
     inner = f"http://127.0.0.1:{server.upstream_port}"
     threading.Thread(target=_warm_and_say, args=(inner, None, (shown or [None])[0]), daemon=True).start()
@@ -375,7 +379,7 @@ async def _run(server: GateServer, cmd: list[str], shown: list[str]) -> int:
     except asyncio.CancelledError:  # Ctrl+C
         stopped = True
     finally:
-        stop(proc)
+        stop(proc, timeout_s=5)  # well inside the 15 s a caller gives us: Streamlit may hang on exit
     rc = proc.returncode or 0
     return 0 if stopped or rc == 0 else (rc if rc > 0 else 1)  # Streamlit failed: say so
 

@@ -260,3 +260,39 @@ def test_a_phone_browser_gives_the_pin_and_uploads_a_photo(served, tmp_path):
     finally:
         driver.quit()
     shutil.rmtree(tmp_path / "profile", ignore_errors=True)
+
+
+def _streamlit_of(page: Path) -> list[int]:
+    """Pids of the Streamlit processes serving `page` (read from /proc)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"streamlit" in b" ".join(cmd) and str(page).encode() in cmd:
+                found.append(int(d.name))
+    return found
+
+
+def test_a_killed_server_takes_streamlit_with_it(tmp_path):
+    """SIGTERM (a kill, a CI teardown) stops the gate's Streamlit too: nothing keeps serving alone."""
+    if not available_tools():
+        pytest.skip("neither openssl nor cryptography")
+    page = tmp_path / "tiny.py"
+    page.write_text(PAGE.format(ran=str(tmp_path / "ran.txt")))
+    cmd = [sys.executable, "-m", "page.serve", "--port", str(_free_port()), "--cert-dir", str(tmp_path / "c"),
+           "--app", str(page)]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _streamlit_of(page) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _streamlit_of(page), "Streamlit never started"
+    finally:
+        stop(proc)
+    deadline = time.monotonic() + 20
+    while _streamlit_of(page) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _streamlit_of(page)
