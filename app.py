@@ -21,6 +21,7 @@ import streamlit as st
 
 from page import hand_sync
 from page.hand_session import HandSession
+from page.hand_store import HandStore
 from page.panels import book as book_panel
 from page.panels import photo as photo_panel
 from page.panels import score as score_panel
@@ -30,22 +31,19 @@ from page.panels import training as training_panel
 from page.panels.common import STORE, say, style, tr
 from page.panels.model import get_detector
 from page.photo_state import decode_photo
+from page.scorebook import default_path
 from page.serve import require_pin
 from page.words import Words
 from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
 
 
 @st.cache_resource(show_spinner=False)
-def _hand_store(path: str):
-    from page.hand_store import HandStore
-
+def _hand_store(path: str) -> HandStore:
     return HandStore(path)
 
 
-def hand_store():
+def hand_store() -> HandStore | None:
     """Where the table's hand in progress is kept (None when the file cannot be used: said above)."""
-    from page.scorebook import default_path
-
     try:
         return _hand_store(str(default_path()))
     except Exception:  # noqa: BLE001 - the scorebook panel says why the file cannot be used
@@ -78,7 +76,7 @@ def main() -> None:
         fresh.new_hand(*deal)
         hand_sync.replace_hand(ss, store, fresh)
         hand = fresh
-    if ss.get("hand_not_saved"):
+    if ss.get(hand_sync.NOT_SAVED):
         say(
             "warning",
             Words(
@@ -98,19 +96,18 @@ def main() -> None:
     if ss.get("book_note"):
         say("success", ss.pop("book_note"))
     situation_panel.core()
-    photo_panel.show_photo(note)
+    photo_panel.show_photo(note, outcome.tiles)
     tiles_panel.strip()
     tiles_panel.keyboard()
-    tiles_panel.hand_line()
+    tiles_panel.hand_line(outcome.tiles)
     st.button(
         tr("新的一局", "New hand"), key="new_hand", on_click=ss.__setitem__, args=("new_hand_asked", True)
     )
     book_panel.panel(book, book_problem or problem, ev, standing)
     with st.expander(tr("这一局的其他情况", "More about this hand")):
         situation_panel.more()
-    _, meld_problems = hand.loser_melds()
-    with st.expander(tr("输家的副露", "Losers' melds"), expanded=bool(meld_problems)):
-        situation_panel.loser_melds(tuple(meld_problems))
+    with st.expander(tr("输家的副露", "Losers' melds"), expanded=bool(outcome.meld_problems)):
+        situation_panel.loser_melds(outcome.meld_problems)
     if any(b.role.startswith("meld") for b in hand.photo.boxes):
         with st.expander(
             tr("赢家的副露", "The winner's melds"),

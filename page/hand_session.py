@@ -23,7 +23,7 @@ from typing import Any
 
 import rules
 from page.box import Box, player_box
-from page.explain import Payment, payments
+from page.explain import Payment, explain_error, payments
 from page.keyboard import next_to_check, strip_order
 from page.names import seat_words
 from page.photo_state import Photo, box_right_of, typed_hand
@@ -31,6 +31,7 @@ from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
 from page.quick_entry import parse_melds
 from page.roles import ROLES, default_winning, meld_kind, winner_tiles_from_boxes
 from page.situation import CountCheck, Situation, WinnerTiles, build_hand, count_check
+from page.waiting import waiting_words
 from page.words import Words
 from rules import tiles as T
 from rules.hand import SEATS
@@ -74,6 +75,7 @@ class Outcome:
     hand: dict | None = None
     result: ScoreResult | None = None
     payments: tuple[Payment, ...] = ()
+    meld_problems: tuple[Words, ...] = ()  # the losers' meld texts that cannot be read (also in problems)
 
     @property
     def scored(self) -> bool:
@@ -367,7 +369,8 @@ class HandSession:
         if win is None or not (0 <= win < len(photo.boxes) and photo.boxes[win].role == "hand"):
             win = default_winning(photo.boxes)
         tiles = winner_tiles_from_boxes(photo.boxes, win, photo.meld_kinds, photo.kong_faces)
-        if count_check(tiles).got < count_check(tiles).expected:
+        count = count_check(tiles)
+        if count.got < count.expected:
             tiles.winning = None
         return tiles
 
@@ -437,14 +440,15 @@ class HandSession:
         tiles = self.tiles()
         count = count_check(tiles)
         missing = tuple(self.missing(tiles))
-        _, meld_problems = self.loser_melds()
+        _, bad = self.loser_melds()
+        meld_problems = tuple(bad)
         if not count.ok:
             short = count.got == count.expected - 1
             waits = self._waits(tiles) if short else None
             hint = Words("还不能算：" + count.hint.zh, "Not scored yet — " + count.hint.en)
-            return Outcome(tiles, count, missing, (hint, *meld_problems), waits)
+            return Outcome(tiles, count, missing, (hint, *meld_problems), waits, meld_problems=meld_problems)
         if meld_problems or missing:
-            return Outcome(tiles, count, missing, tuple(meld_problems))
+            return Outcome(tiles, count, missing, meld_problems, meld_problems=meld_problems)
         hand = build_hand(tiles, self.situation())
         problems = engine_problems(hand)
         if problems:
@@ -461,13 +465,10 @@ class HandSession:
         return Outcome(tiles, count, (), (), hand=hand, result=result, payments=pays)
 
     def _waits(self, tiles: WinnerTiles) -> Words | None:
-        """What a hand one tile short waits on (and why none), once the winner and 混 are known."""
-        from page.waiting import waiting_words
-
+        """What a hand one tile short waits on (and why none), once the 混 indicator is known."""
         if self.inputs.indicator is None:
             return None
-        sit = self.situation()
-        return waiting_words(tiles, sit)
+        return waiting_words(tiles, self.situation())
 
     # ------------------------------------------------------------------ the scorebook
 
@@ -562,8 +563,7 @@ class HandSession:
 
 
 def _box(d: Mapping) -> Box:
-    b = Box(**{**d, "alternatives": [tuple(a) for a in d.get("alternatives") or []]})
-    return b
+    return Box(**{**d, "alternatives": [tuple(a) for a in d.get("alternatives") or []]})
 
 
 def engine_problems(hand: dict) -> list[Words]:
@@ -571,8 +571,6 @@ def engine_problems(hand: dict) -> list[Words]:
     return [error_words(p.error()) for p in rules.check(hand)]
 
 
-def error_words(exc: Exception) -> Words:
-    from page.explain import explain_error
-
-    e = explain_error(exc)  # type: ignore[arg-type]
+def error_words(exc: rules.HandError) -> Words:
+    e = explain_error(exc)
     return Words("还不能算：" + e.zh, "Not scored yet — " + e.en)

@@ -26,24 +26,14 @@ in the scorebook; every fault of the file is a `ScorebookError` with `.words` an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
-from page.scorebook import (
-    BUSY_TIMEOUT_S,
-    ScorebookError,
-    connect,
-    default_path,
-    in_words,
-    write_transaction,
-)
+from page.scorebook import ScorebookError, SqliteFile, in_words, write_transaction
 from page.words import Words
 
 log = logging.getLogger(__name__)
@@ -79,13 +69,8 @@ class Saved:
     updated_at: str  # ISO 8601, UTC
 
 
-class HandStore:
+class HandStore(SqliteFile):
     """The hand in progress per table. Cheap to create; every call opens its own connection."""
-
-    def __init__(self, path: str | Path | None = None, busy_s: float = BUSY_TIMEOUT_S) -> None:
-        self.path = Path(path) if path is not None else default_path()
-        self.busy_s = busy_s
-        self._setup()
 
     @in_words
     def _setup(self) -> None:
@@ -98,14 +83,6 @@ class HandStore:
             with write_transaction(con):
                 for statement in _SCHEMA:
                     con.execute(statement)
-
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = connect(self.path, self.busy_s)
-        try:
-            yield con
-        finally:
-            con.close()
 
     @in_words
     def save(self, state: dict, photo: bytes | None, table: str = DEFAULT_TABLE) -> int:
@@ -132,7 +109,7 @@ class HandStore:
         if size > MAX_STATE_BYTES:
             raise _too_big("这一局的状态", "hand state", size, MAX_STATE_BYTES)
         now = _now()
-        with self._connect() as con, write_transaction(con):
+        with self._write() as con:
             if photo is not None:
                 con.execute(
                     "INSERT OR IGNORE INTO hand_photos (hash, data, stored_at) VALUES (?, ?, ?)",
@@ -209,7 +186,7 @@ class HandStore:
     def clear(self, table: str = DEFAULT_TABLE) -> int:
         """Forget the hand in progress (新的一局); returns the new revision, which still grows so other
         tabs notice. Its photo goes too unless another table uses it."""
-        with self._connect() as con, write_transaction(con):
+        with self._write() as con:
             row = con.execute("SELECT rev FROM hand_state WHERE table_name = ?", (table,)).fetchone()
             if row is None:
                 return 0

@@ -24,6 +24,8 @@ HAND = "hand"  # the HandSession
 SYNCED_REV = "hand_rev"  # the store's revision this session last saw or wrote
 SAVED_AT = "hand_saved_changes"  # HandSession.changes when it was last saved
 EPOCH = "hand_epoch"  # bumped when the hand is replaced from outside: fresh widget keys
+STORED_PHOTO = "hand_photo_hash"  # the photo the store already holds (its bytes are not sent again)
+NOT_SAVED = "hand_not_saved"  # why the last save failed (the page says the hand is not kept)
 
 
 def current_hand(
@@ -69,17 +71,17 @@ def save(state: MutableMapping[str, Any], store: Any | None) -> None:
     if store is None or hand.sample:
         return
     photo = hand.photo_data
-    stored_hash = state.get("hand_photo_hash")
+    stored_hash = state.get(STORED_PHOTO)
     if photo is not None and stored_hash == hand.photo.key:
         photo = None  # already on the server: keep the stored bytes
     try:
         state[SYNCED_REV] = store.save(hand.to_state(), photo)
     except Exception as exc:  # noqa: BLE001 - the hand goes on in this tab; the page says it is not kept
         log.warning("hand in progress not saved: %s", exc)
-        state["hand_not_saved"] = str(exc)
+        state[NOT_SAVED] = str(exc)
         return
-    state.pop("hand_not_saved", None)
-    state["hand_photo_hash"] = hand.photo.key if hand.photo_data is not None else None
+    state.pop(NOT_SAVED, None)
+    state[STORED_PHOTO] = hand.photo.key if hand.photo_data is not None else None
 
 
 def flush(state: MutableMapping[str, Any], store: Any | None) -> None:
@@ -100,7 +102,7 @@ def _adopt(state: MutableMapping[str, Any], hand: HandSession, rev: int) -> None
     state[SYNCED_REV] = rev
     state[SAVED_AT] = hand.changes
     state[EPOCH] = int(state.get(EPOCH, 0)) + 1
-    state["hand_photo_hash"] = hand.photo.key if hand.photo_data is not None else None
+    state[STORED_PHOTO] = hand.photo.key if hand.photo_data is not None else None
 
 
 def _revision(store: Any | None) -> int:

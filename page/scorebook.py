@@ -433,17 +433,40 @@ class _Win:
         )
 
 
-class Scorebook:
-    """The scorebook file. Cheap to create; every method opens and closes its own connection.
-
-    Every method raises ScorebookError (with `.words` and `.kind`) for anything that goes wrong,
-    the file's faults included; nothing else escapes to the page.
-    """
+class SqliteFile:
+    """One SQLite file of the evening (the scorebook, the hand in progress): where it is, how long a
+    writer waits for the lock, and a short-lived connection per call, so one object is safe to share
+    between Streamlit sessions and threads. Subclasses make their tables in `_setup`."""
 
     def __init__(self, path: str | Path | None = None, busy_s: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.busy_s = busy_s
         self._setup()
+
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        con = connect(self.path, self.busy_s)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken with the write lock at once so reads inside it stay true."""
+        with self._connect() as con, write_transaction(con):
+            yield con
+
+
+class Scorebook(SqliteFile):
+    """The scorebook file. Cheap to create; every method opens and closes its own connection.
+
+    Every method raises ScorebookError (with `.words` and `.kind`) for anything that goes wrong,
+    the file's faults included; nothing else escapes to the page.
+    """
 
     @in_words
     def _setup(self) -> None:
@@ -480,22 +503,6 @@ class Scorebook:
                 usable = {"evenings", "hands"} <= have and version == SCHEMA_VERSION
                 if not (usable and fault_kind(exc, self.path) == "read_only"):
                     raise
-
-    # ------------------------------------------------------------------ connections
-
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        con = connect(self.path, self.busy_s)
-        try:
-            yield con
-        finally:
-            con.close()
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken with the write lock at once so reads inside it stay true."""
-        with self._connect() as con, write_transaction(con):
-            yield con
 
     # ------------------------------------------------------------------ evenings
 

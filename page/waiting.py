@@ -11,6 +11,7 @@ candidate tile is scored as a self-drawn win and the most common reason it canno
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import rules
 from page.explain import explain_invalid
@@ -48,7 +49,7 @@ def why_not_waiting(tiles: WinnerTiles, sit: Situation) -> Words:
     """The commonest reason the 34 possible next tiles cannot win, in player words."""
     reasons: Counter[str] = Counter()
     example: dict[str, rules.ScoreResult] = {}
-    self_draw = Situation(**{**sit.__dict__, "win_by": "self_draw", "discarder": None})
+    self_draw = replace(sit, win_by="self_draw", discarder=None)
     for t in range(T.N_TYPES):
         code = T.code(t)
         cand = WinnerTiles(list(tiles.concealed) + [code], tiles.melds, code, True)

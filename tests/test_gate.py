@@ -17,6 +17,7 @@ import pytest
 
 from page import gate as G
 from page.lan_proxy import GateServer, start_in_thread, stop
+from tests.gate_client import send_partly
 
 PIN = "482913"
 APP = b"<html>the scorebook: dongjia +250</html>"
@@ -230,22 +231,7 @@ def test_a_cookie_of_an_earlier_run_is_not_a_guess(served):
 
 def _raw(port: int, head: str, body_bytes: int = 0) -> tuple[bytes, int]:
     """Send a request head and up to `body_bytes` of body; the answer and how much body went out."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(head.encode())
-    sent, chunk = 0, b"\0" * (1 << 16)
-    try:
-        while sent < body_bytes:
-            sent += s.send(chunk[: body_bytes - sent])
-    except OSError:
-        pass  # the gate answered and closed: the rest is refused
-    answer = b""
-    try:
-        while part := s.recv(1 << 16):
-            answer += part
-    except OSError:
-        pass
-    s.close()
-    return answer, sent
+    return send_partly(socket.create_connection(("127.0.0.1", port), timeout=10), head, body_bytes)
 
 
 def test_an_upload_before_the_pin_is_refused_unread(served):

@@ -101,4 +101,4 @@ def test_a_store_that_fails_keeps_the_hand_in_the_tab(tmp_path):
     h = hand_sync.current_hand(tab, Broken(), _sample)
     assert h.sample
     hand_sync.replace_hand(tab, Broken(), _photo_hand())
-    assert "disk full" in tab["hand_not_saved"] and not tab[hand_sync.HAND].sample
+    assert "disk full" in tab[hand_sync.NOT_SAVED] and not tab[hand_sync.HAND].sample

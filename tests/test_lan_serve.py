@@ -24,6 +24,7 @@ import pytest
 
 from page import gate as G
 from page.serve import stop
+from tests.gate_client import send_partly
 from tests.test_cert import available_tools
 
 pytestmark = pytest.mark.slow
@@ -78,22 +79,7 @@ class Served:
         """A request head and up to `body_bytes` of body over TLS; the answer (until the server closes)
         and how much of the body went out before the server stopped taking it."""
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
-        s = self.ctx.wrap_socket(sock, server_hostname="127.0.0.1")
-        s.sendall(head.encode())
-        sent, chunk = 0, b"\0" * (1 << 16)
-        try:
-            while sent < body_bytes:
-                sent += s.send(chunk[: body_bytes - sent])
-        except OSError:
-            pass
-        answer = b""
-        try:
-            while part := s.recv(1 << 16):
-                answer += part
-        except OSError:
-            pass
-        s.close()
-        return answer, sent
+        return send_partly(self.ctx.wrap_socket(sock, server_hostname="127.0.0.1"), head, body_bytes)
 
     def cookie(self) -> str:
         r, _ = self.request(

@@ -17,6 +17,7 @@ from page.hand_session import HandSession
 from page.names import tiles_words
 from page.panels.common import hand, lang, say, tr
 from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
+from page.situation import WinnerTiles
 from page.words import Words, plain
 
 DISPLAY_SIDE = 1280
@@ -28,7 +29,7 @@ def _sample(version: str | None, _detector: Detector | None) -> Photo:
     return sample_photo(_detector)
 
 
-def sample_hand(detector: Detector | None, preset: str | None = None) -> HandSession:
+def sample_hand(detector: Detector | None) -> HandSession:
     """The sample hand, shown (and scored) until the table starts its own; never recordable."""
     s = HandSession()
     s.show_sample(copy.deepcopy(_sample(getattr(detector, "version", None), detector)))
@@ -70,7 +71,7 @@ def photo_input(detector: Detector | None, store, dealer: tuple[str | None, int]
     st.rerun()
 
 
-def show_photo(note: Words | None) -> None:
+def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
     """The photo with numbered boxes in their current state, and the notes about this reading."""
     ss = st.session_state
     if note:
@@ -90,7 +91,7 @@ def show_photo(note: Words | None) -> None:
     if photo.display is None:  # scale a 12 MP photo once, not on every correction
         photo.display = shrink(photo.rgb, DISPLAY_SIDE)
         photo.display_scale = display_scale(photo.rgb.shape[1], photo.rgb.shape[0], DISPLAY_SIDE)
-    won = hand().tiles().winning is not None  # a hand one tile short has no 胡 tile on the photo
+    won = tiles.winning is not None  # a hand one tile short has no 胡 tile on the photo
     marks = marks_for(photo.boxes, winning=photo.winning if won else None, picked=photo.picked, lang=lang())
     drawn = draw_marks(photo.display, marks, photo.display_scale)
     h, w = photo.rgb.shape[:2]

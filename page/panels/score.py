@@ -7,7 +7,7 @@ import json
 import streamlit as st
 
 import rules
-from page.explain import fan_rows, hun_lines, payments
+from page.explain import explain_invalid, fan_rows, hun_lines, payments
 from page.hand_session import Outcome
 from page.names import seat_words, tile_words
 from page.panels.common import hand, lang, say, tr
@@ -28,8 +28,6 @@ def card(outcome: Outcome, book, ev, names: dict[str, str]) -> None:
         if result is None:
             return
         if not result.valid:
-            from page.explain import explain_invalid
-
             inv = explain_invalid(result, outcome.tiles)
             say(
                 "error",

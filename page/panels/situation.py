@@ -7,7 +7,7 @@ import streamlit as st
 import rules.presets as P
 from page.hand_session import WIN_BY
 from page.names import seat_words, tile_words, win_by_words
-from page.panels.common import bind, hand, run, run_from, say, tr
+from page.panels.common import bind, hand, lang, run, run_from, say, tr
 from page.panels.tiles import tile_keys
 from page.preset_view import (
     extra_inputs,
@@ -65,7 +65,7 @@ def tile_input(name: str, label: Words, value: str | None) -> None:
         ss[PICKER] = None if open_ else (h.id, name)
 
     st.button(
-        f"{tr(label)}：{shown}" if tr("zh", "en") == "zh" else f"{tr(label)}: {shown}",
+        f"{tr(label)}：{shown}" if lang() == "zh" else f"{tr(label)}: {shown}",
         key=f"tilein_{name}_{h.id[:8]}",
         on_click=toggle,
         width="stretch",

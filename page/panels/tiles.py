@@ -9,9 +9,10 @@ import streamlit as st
 from page import keyboard as kb
 from page.annotate import tile_crop
 from page.names import kind_words, tile_words, tiles_words
-from page.panels.common import bind, hand, run, run_from, say, tr
+from page.panels.common import bind, hand, lang, run, run_from, say, tr
 from page.quick_entry import EntryError
 from page.roles import ROLE_WORDS, ROLES
+from page.situation import WinnerTiles
 from page.words import Words, plain
 from vision.classes import FACE_NAMES
 
@@ -44,7 +45,7 @@ def short(code: str) -> str:
     if code == "back":
         return tr("背", "bk")
     w = tile_words(code)
-    if tr("zh", "en") == "en":
+    if lang() == "en":
         return code
     return f"{code[0]}{w.zh[-1]}" if code[0].isdigit() else w.zh
 
@@ -98,7 +99,7 @@ def tile_keys(
                 if c == "back" and not with_back:
                     continue
                 st.button(
-                    tr(tile_words(c)) if tr("zh", "en") == "zh" else c,
+                    tr(tile_words(c)) if lang() == "zh" else c,
                     key=f"kb_{c}_{target}",
                     on_click=on_pick,
                     args=(*args, c),
@@ -157,10 +158,9 @@ def keyboard() -> None:
         st.button(tr("收起", "Close"), key="kbclose", on_click=run, args=("pick", None), type="tertiary")
 
 
-def hand_line() -> None:
+def hand_line(tiles: WinnerTiles) -> None:
     """One line: 手牌 … · 碰 … · 胡 五万, and the reader's doubts."""
     h = hand()
-    tiles = h.tiles()
     parts = [tr("手牌 ", "Hand ") + (tr(tiles_words(tiles.concealed)) or "—")]
     for kind, ts in tiles.melds:
         parts.append(f"{tr(kind_words(kind))} " + tr(tiles_words(ts)))
