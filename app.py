@@ -31,7 +31,7 @@ from page.panels import training as training_panel
 from page.panels.common import STORE, say, style, tr
 from page.panels.model import get_detector
 from page.photo_state import decode_photo
-from page.scorebook import default_path
+from page.scorebook import ScorebookError, default_path
 from page.serve import require_pin
 from page.words import Words
 from vision import _env  # noqa: F401,I001  (offline ultralytics settings before anything imports it)
@@ -46,7 +46,7 @@ def hand_store() -> HandStore | None:
     """Where the table's hand in progress is kept (None when the file cannot be used: said above)."""
     try:
         return _hand_store(str(default_path()))
-    except Exception:  # noqa: BLE001 - the scorebook panel says why the file cannot be used
+    except ScorebookError:  # the same file as the scorebook: its panel says why it cannot be used
         return None
 
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from page.names import seat_words
 from page.panels.common import hand, say, tr
-from page.scorebook import Scorebook, ScorebookError, default_path
+from page.scorebook import Scorebook, ScorebookError, Standing, default_path
 from page.words import Words, plain
 from rules.hand import SEATS
 
@@ -24,10 +24,8 @@ def open_book() -> tuple[Scorebook | None, Words | None]:
     """The scorebook, or None and why in words (corrupt, read-only, full disk …): scoring goes on."""
     try:
         return _open(str(default_path())), None
-    except ScorebookError as exc:
+    except ScorebookError as exc:  # every fault of the file comes as one, in words
         return None, exc.words
-    except Exception as exc:  # noqa: BLE001 - never a traceback for the scorebook
-        return None, Words(f"记分本打不开：{exc}", f"The scorebook cannot be opened: {exc}")
 
 
 def standing_now(book: Scorebook | None) -> tuple[object | None, object | None, Words | None]:
@@ -39,15 +37,13 @@ def standing_now(book: Scorebook | None) -> tuple[object | None, object | None, 
         return ev, (book.standing(ev.id) if ev else None), None
     except ScorebookError as exc:
         return None, None, exc.words
-    except Exception as exc:  # noqa: BLE001
-        return None, None, Words(f"记分本打不开：{exc}", f"The scorebook cannot be opened: {exc}")
 
 
-def next_deal(standing) -> tuple[str | None, int]:
+def next_deal(standing: Standing | None) -> tuple[str | None, int]:
     """(dealer, 长毛 count) the scorebook carries into a new hand."""
     if standing is None:
         return None, 0
-    return standing.dealer, int(getattr(standing, "draws", 0) or 0)
+    return standing.dealer, standing.draws
 
 
 def names_of(ev) -> dict[str, str]:
