@@ -93,8 +93,23 @@ def flush(state: MutableMapping[str, Any], store: Any | None) -> None:
 
 def widget_key(state: MutableMapping[str, Any], name: str) -> str:
     """A widget key that belongs to this hand only: a new or replaced hand never shows old values."""
+    return ticket(state) + name
+
+
+def ticket(state: MutableMapping[str, Any]) -> str:
+    """Which hand, and which drawing of it, a widget was made for: the prefix of its keys.
+
+    Why: Streamlit can still fire the callback of a widget of the hand before — a field's last value
+    arrives with the next tap, a key is tapped while the page redraws. Applied to the new hand it
+    would type the old hand's melds or faces into it and silently change a payment, so every
+    callback carries its ticket and `belongs` turns away the ones of another hand."""
     hand: HandSession = state[HAND]
-    return f"h{hand.id[:8]}e{int(state.get(EPOCH, 0))}_{name}"
+    return f"h{hand.id[:8]}e{int(state.get(EPOCH, 0))}_"
+
+
+def belongs(state: MutableMapping[str, Any], ticket_or_key: str) -> bool:
+    """Whether a widget's ticket (or its `widget_key`) is of the hand shown now."""
+    return HAND in state and ticket_or_key.startswith(ticket(state))
 
 
 def _adopt(state: MutableMapping[str, Any], hand: HandSession, rev: int) -> None:

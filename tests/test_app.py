@@ -264,14 +264,20 @@ def test_building_a_meld_steps_on_and_guesses_its_kind(app):
     assert "暗杠是 4 张牌" in _texts(at, "warning")
 
 
+def _keyed(widgets, prefix: str):
+    """The one widget whose key starts with `prefix` (the add-tile form's keys carry the hand's id)."""
+    (w,) = [x for x in widgets if str(x.key).startswith(prefix)]
+    return w
+
+
 def test_add_a_missed_tile(app):
     at = app.run()
     _upload(at, "hand.png", _sample_png())
     _tap_tile(at, 13)
     _w(at, "pills", "role_13").set_value("delete").run()
     assert "少一张" in _texts(at, "warning")
-    at.selectbox(key="add_face").set_value("8s")
-    at.checkbox(key="add_won").check()
+    _keyed(at.selectbox, "add_face_").set_value("8s")
+    _keyed(at.checkbox, "add_won_").check()
     next(b for b in at.button if b.label == "加上这张").click().run()
     _no_traceback(at)
     _choose(at)

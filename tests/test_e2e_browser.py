@@ -71,9 +71,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_LOGS: dict[str, Path] = {}  # url -> the server's output (quoted when a check fails)
+
+
+def _server_log(url: str) -> str:
+    path = SERVER_LOGS.get(url)
+    return path.read_text(errors="replace")[-3000:] if path and path.exists() else ""
+
+
 @contextlib.contextmanager
-def _serve(extra_env: dict):
-    """`streamlit run app.py` with the fake reader and these files; yields its URL."""
+def _serve(extra_env: dict, log: Path):
+    """`streamlit run app.py` with the fake reader and these files; yields its URL. Its output goes
+    to `log` (a file: a pipe nobody reads would stop the server once it filled)."""
     port = _free_port()
     env = dict(
         os.environ,
@@ -87,8 +96,10 @@ def _serve(extra_env: dict):
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    SERVER_LOGS[url] = log
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 60
         while True:
@@ -99,8 +110,7 @@ def _serve(extra_env: dict):
             except OSError:
                 pass
             if proc.poll() is not None or time.time() > deadline:
-                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-                pytest.fail(f"streamlit did not start:\n{out[-2000:]}")
+                pytest.fail(f"streamlit did not start:\n{_server_log(url)[-2000:]}")
             time.sleep(0.3)
         yield url
     finally:
@@ -109,11 +119,12 @@ def _serve(extra_env: dict):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
+    book = tmp_path_factory.mktemp("book")
     env = {
         "MAHJONG_LABELLED_DIR": str(tmp_path_factory.mktemp("labelled")),
-        "MAHJONG_SCOREBOOK": str(tmp_path_factory.mktemp("book") / "scorebook.sqlite"),
+        "MAHJONG_SCOREBOOK": str(book / "scorebook.sqlite"),
     }
-    with _serve(env) as url:
+    with _serve(env, book / "server.log") as url:
         yield url
 
 
@@ -124,7 +135,7 @@ def evening_server(tmp_path):
         "MAHJONG_SCOREBOOK": str(tmp_path / "evening.sqlite"),
         "MAHJONG_LABELLED_DIR": str(tmp_path / "lab"),
     }
-    with _serve(env) as url:
+    with _serve(env, tmp_path / "server.log") as url:
         yield url, env
 
 
@@ -279,7 +290,10 @@ def _type_melds(driver, seat: str, text: str) -> None:
         "e.closest('[data-stale]') && e.closest('[data-stale]').getAttribute('data-stale'), "
         "(e.querySelector('input') || {}).value])"
     )
-    assert value == "", f"{seat}: {value!r} carried over from an earlier hand; fields: {seen}"
+    assert value == "", (
+        f"{seat}: {value!r} carried over from an earlier hand; fields: {seen}\n"
+        f"server:\n{_server_log(driver.current_url.split('/?')[0].rstrip('/'))}"
+    )
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
     field.send_keys(text + "\n")
     time.sleep(0.5)

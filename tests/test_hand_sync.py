@@ -102,3 +102,26 @@ def test_a_store_that_fails_keeps_the_hand_in_the_tab(tmp_path):
     assert h.sample
     hand_sync.replace_hand(tab, Broken(), _photo_hand())
     assert "disk full" in tab[hand_sync.NOT_SAVED] and not tab[hand_sync.HAND].sample
+
+
+def test_a_widget_of_the_hand_before_no_longer_belongs(tmp_path):
+    """The sample's 北家 melds field firing its callback after a new photo must not reach the new hand
+    (it once typed 吃678m into hand 1 of an evening: North paid 4 instead of 8)."""
+    store = HandStore(tmp_path / "b.sqlite")
+    tab: dict = {}
+    hand_sync.current_hand(tab, store, _sample)
+    sample_field = hand_sync.widget_key(tab, "melds_N")
+    sample_ticket = hand_sync.ticket(tab)
+    assert hand_sync.belongs(tab, sample_field) and hand_sync.belongs(tab, sample_ticket)
+    hand_sync.replace_hand(tab, store, _photo_hand())
+    assert not hand_sync.belongs(tab, sample_field) and not hand_sync.belongs(tab, sample_ticket)
+    new_field = hand_sync.widget_key(tab, "melds_N")
+    tab[hand_sync.HAND].set_winner("S")  # commands do not change which widgets belong
+    assert hand_sync.current_hand(tab, store, _sample) is tab[hand_sync.HAND]
+    assert hand_sync.belongs(tab, new_field)
+    other: dict = {}  # another phone of the table changes the hand: this tab's widgets are stale
+    hand_sync.current_hand(other, store, _sample, decode_photo).set_winner("W")
+    hand_sync.flush(other, store)
+    hand_sync.current_hand(tab, store, _sample, decode_photo)
+    assert not hand_sync.belongs(tab, new_field)
+    assert not hand_sync.belongs({}, new_field)  # no hand yet: nothing belongs

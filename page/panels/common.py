@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import streamlit as st
@@ -42,11 +43,21 @@ def bind(name: str, value: Any) -> str:
 
 
 STORE = "hand_store"  # the table's HandStore for this run (app.py puts it here)
+log = logging.getLogger(__name__)
 
 
-def run(command: str, *args: Any) -> None:
+def ticket() -> str:
+    """The hand a widget is made for (`hand_sync.ticket`): every callback carries it."""
+    return hand_sync.ticket(st.session_state)
+
+
+def run(ticket_: str, command: str, *args: Any) -> None:
     """Call a HandSession command from a widget callback, and keep the hand on the server at once (a
-    phone that sleeps right after a tap loses nothing); a refused command is shown, not raised."""
+    phone that sleeps right after a tap loses nothing); a refused command is shown, not raised. A
+    callback of a widget of another hand (its ticket is not this hand's) is dropped."""
+    if not hand_sync.belongs(st.session_state, ticket_):
+        log.warning("dropped %s%s: its widget belonged to another hand", command, args)
+        return
     try:
         getattr(hand(), command)(*args)
     except (CommandError, ValueError) as exc:
@@ -57,8 +68,9 @@ def run(command: str, *args: Any) -> None:
 
 
 def run_from(key: str, command: str, *args: Any) -> None:
-    """Callback of a widget bound with `bind`: the command with the widget's new value last."""
-    run(command, *args, st.session_state.get(key))
+    """Callback of a widget bound with `bind`: the command with the widget's new value last (its key
+    is its ticket: it starts with the ticket of the hand it was made for)."""
+    run(key, command, *args, st.session_state.get(key))
 
 
 CSS = """

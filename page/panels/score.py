@@ -99,6 +99,8 @@ def record_button(outcome: Outcome, book, ev) -> None:
         return
 
     def go() -> None:
+        if h is not hand():  # the button of a hand the page no longer shows: record nothing
+            return
         try:
             evening = book.current() or book.ensure_evening(preset=h.preset, dealer=h.inputs.dealer)
             rec = h.record(book, h.evaluate(), evening.id)

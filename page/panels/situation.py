@@ -7,7 +7,7 @@ import streamlit as st
 import rules.presets as P
 from page.hand_session import WIN_BY
 from page.names import seat_words, tile_words, win_by_words
-from page.panels.common import bind, hand, lang, run, run_from, say, tr
+from page.panels.common import bind, hand, lang, run, run_from, say, ticket, tr
 from page.panels.tiles import tile_keys
 from page.preset_view import (
     extra_inputs,
@@ -72,23 +72,23 @@ def tile_input(name: str, label: Words, value: str | None) -> None:
     )
     if open_:
         with st.container(border=True, key=f"keyboard_{name}"):
-            tile_keys(name, value, _choose, (name,), with_back=False)
+            tile_keys(name, value, _choose, (ticket(), name), with_back=False)
             if value is not None:
                 st.button(
                     tr("清除", "Clear"),
                     key=f"clear_{name}_{h.id[:8]}",
                     on_click=_choose,
-                    args=(name, None),
+                    args=(ticket(), name, None),
                     type="tertiary",
                 )
 
 
-def _choose(name: str, code: str | None) -> None:
+def _choose(ticket_: str, name: str, code: str | None) -> None:
     st.session_state[PICKER] = None
     if name == "indicator":
-        run("set_indicator", code)
+        run(ticket_, "set_indicator", code)
     else:
-        run("set_extra", name, code)
+        run(ticket_, "set_extra", name, code)
 
 
 def more() -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 from page import keyboard as kb
 from page.annotate import tile_crop
 from page.names import kind_words, tile_words, tiles_words
-from page.panels.common import bind, hand, lang, run, run_from, say, tr
+from page.panels.common import bind, hand, lang, run, run_from, say, ticket, tr
 from page.quick_entry import EntryError
 from page.roles import ROLE_WORDS, ROLES
 from page.situation import WinnerTiles
@@ -84,7 +84,7 @@ def strip() -> None:
                     label,
                     key=f"pick{state}_{pk}_{i}",
                     on_click=run,
-                    args=("pick", None if photo.picked == i else i),
+                    args=(ticket(), "pick", None if photo.picked == i else i),
                     type="primary" if photo.picked == i else "secondary",
                 )
 
@@ -134,7 +134,7 @@ def keyboard() -> None:
                         tr(tile_words(c)),
                         key=f"sug_{c}_{pk}_{i}",
                         on_click=run,
-                        args=("set_face", i, c),
+                        args=(ticket(), "set_face", i, c),
                         width=80,
                     )
         role_key = bind(f"role_{i}", b.role)
@@ -151,11 +151,13 @@ def keyboard() -> None:
                 tr("胡的是这张", "I won on this tile"),
                 key=f"won_{pk}_{i}",
                 on_click=run,
-                args=("set_winning", i),
+                args=(ticket(), "set_winning", i),
             )
         st.caption(tr("全部牌：", "All tiles:"))
-        tile_keys("face", b.cls, run, ("set_face", i))
-        st.button(tr("收起", "Close"), key="kbclose", on_click=run, args=("pick", None), type="tertiary")
+        tile_keys("face", b.cls, run, (ticket(), "set_face", i))
+        st.button(
+            tr("收起", "Close"), key="kbclose", on_click=run, args=(ticket(), "pick", None), type="tertiary"
+        )
 
 
 def hand_line(tiles: WinnerTiles) -> None:
@@ -207,7 +209,13 @@ def meld_kinds() -> None:
         )
         if guess == "concealed_kong" and all(f == "back" for f in members):
             st.caption(tr(f"暗杠{k}是哪张牌？", f"Which tile is 暗杠 {k}?"))
-            tile_keys(f"kong{k}", photo.kong_faces.get(role), run, ("set_kong_face", role), with_back=False)
+            tile_keys(
+                f"kong{k}",
+                photo.kong_faces.get(role),
+                run,
+                (ticket(), "set_kong_face", role),
+                with_back=False,
+            )
 
 
 def add_tile() -> None:
@@ -216,10 +224,13 @@ def add_tile() -> None:
     boxes = h.photo.boxes
     with st.form(f"add_{h.id[:8]}", clear_on_submit=True, border=False):
         face = st.selectbox(
-            tr("牌", "Tile"), FACE_NAMES, format_func=lambda c: tr(tile_words(c)), key="add_face"
+            tr("牌", "Tile"), FACE_NAMES, format_func=lambda c: tr(tile_words(c)), key=f"add_face_{h.id[:8]}"
         )
         role = st.selectbox(
-            tr("位置", "Place"), ROLES[:-1], format_func=lambda r: tr(ROLE_WORDS[r]), key="add_role"
+            tr("位置", "Place"),
+            ROLES[:-1],
+            format_func=lambda r: tr(ROLE_WORDS[r]),
+            key=f"add_role_{h.id[:8]}",
         )
         beside_opts: list[int | None] = [None, *range(len(boxes))]
         standing = [i for i, b in enumerate(boxes) if b.role == "hand" and b.xyxy]
@@ -233,11 +244,11 @@ def add_tile() -> None:
                 if i is None
                 else f"{i + 1} {tr(tile_words(boxes[i].cls))}"
             ),
-            key="add_beside",
+            key=f"add_beside_{h.id[:8]}",
         )
-        won = st.checkbox(tr("胡的就是这张", "This is the tile I won on"), key="add_won")
+        won = st.checkbox(tr("胡的就是这张", "This is the tile I won on"), key=f"add_won_{h.id[:8]}")
         if st.form_submit_button(tr("加上这张", "Add tile")):
-            run("add_tile", face, role, beside, won)
+            run(ticket(), "add_tile", face, role, beside, won)
             st.rerun()
 
 
