@@ -128,8 +128,8 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def assign_roles(photo: Photo, dets: list) -> None:
-    """Proposed layout (vision.hand) → a role per box, the winning tile, meld kinds and the doubts."""
-    from vision.hand import read_layout
+    """Proposed layout (vision.layout) → a role per box, the winning tile, meld kinds and the doubts."""
+    from vision.layout import read_layout
 
     boxes = photo.boxes
     live = [i for i, b in enumerate(boxes) if b.xyxy is not None]

@@ -150,12 +150,12 @@ def test_read_photo_explains_a_bad_file_a_blank_photo_and_a_failing_reader():
 
 
 def test_a_layout_that_cannot_be_proposed_puts_every_tile_in_the_hand(monkeypatch):
-    import vision.hand
+    import vision.layout
 
     def no_layout(dets):
         raise ValueError("no rows")
 
-    monkeypatch.setattr(vision.hand, "read_layout", no_layout)
+    monkeypatch.setattr(vision.layout, "read_layout", no_layout)
     data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
     photo = read_photo(data, "hand.jpg", Detector(lambda rgb: _sample_dets(), "x"))
     assert all(b.role == "hand" for b in photo.boxes)

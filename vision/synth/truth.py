@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vision.classes import CLASS_NAMES
-from vision.hand import Layout
+from vision.layout import Layout
 
 
 @dataclass

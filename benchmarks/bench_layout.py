@@ -1,6 +1,6 @@
 """Layout reader accuracy on generated scenes, with ground-truth boxes as the detections.
 
-    python benchmarks/bench_hand_layout.py [--n 300] [--seed 20260] [--workers 1] [-v]
+    python benchmarks/bench_layout.py [--n 300] [--seed 20260] [--workers 1] [-v]
 
 Close-ups (partial hands) are switched off: every scene shows the whole hand.
 Prints the exact-layout accuracy (standing order, melds and kinds, winning tile, indicator all
@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.hand import read_layout  # noqa: E402
+from vision.layout import read_layout  # noqa: E402
 from vision.synth.cli import generate, scene_name  # noqa: E402
 from vision.synth.truth import TruthDetection, layout_errors, load_scene  # noqa: E402
 

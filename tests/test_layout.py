@@ -1,4 +1,4 @@
-"""Hand layout reader: hand-made layouts and generated scenes with known layout."""
+"""Layout reader: hand-made layouts and generated scenes with known layout."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.hand import Layout, read_layout
+from vision.layout import Layout, read_layout
 from vision.synth.faces import DEFAULT_SOURCE
 from vision.synth.truth import layout_errors, load_scene
 

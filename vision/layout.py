@@ -1,4 +1,4 @@
-"""Hand layout reader: from tile detections to a proposed hand (standing row, melds, winning tile, 混).
+"""Layout reader: from tile detections to a proposed hand (standing row, melds, winning tile, 混).
 
 Geometry first, faces second.  Tiles that touch (gap below ~0.35 of their width, rows overlapping)
 or lie on each other (the ┴ kong's fourth tile) form groups.  Long all-back groups are the wall.
