@@ -72,7 +72,7 @@ class GroupView:
 
 
 @dataclass(frozen=True)
-class Words:
+class PictureText:
     """The words the picture and text use: Chinese, or ASCII when no CJK font can draw Chinese."""
 
     cjk: bool
@@ -122,7 +122,7 @@ def _require_valid(result: Mapping) -> None:
         raise ShareError("只能分享能胡的牌 (only a scored win can be shared)")
 
 
-def _headline(result: Mapping, hand: Mapping | None, names, number, w: Words) -> list[str]:
+def _headline(result: Mapping, hand: Mapping | None, names, number, w: PictureText) -> list[str]:
     preset = str(result.get("preset", ""))
     p = PRESETS.get(preset)
     title = (p.title if w.cjk else p.name) if p else preset
@@ -145,14 +145,14 @@ def _headline(result: Mapping, hand: Mapping | None, names, number, w: Words) ->
     return [title, line] + ([hun] if hun else [])
 
 
-def _fan_line(items: list, total: int, w: Words) -> str:
+def _fan_line(items: list, total: int, w: PictureText) -> str:
     parts = [f"{w.fan(i)} {i['fan']}" for i in items]
     if w.cjk:
         return "番：" + ("、".join(parts) if parts else "无") + f"（共 {total} 番）"
     return "fan: " + (", ".join(parts) if parts else "none") + f" (total {total})"
 
 
-def _loser_lines(result: Mapping, names, w: Words) -> list[str]:
+def _loser_lines(result: Mapping, names, w: PictureText) -> list[str]:
     lines = []
     for seat in SEATS:
         lo = result.get("losers", {}).get(seat)
@@ -185,7 +185,7 @@ def _loser_lines(result: Mapping, names, w: Words) -> list[str]:
 
 def settlement_line(result: Mapping, names: Mapping[str, str] | None = None, cjk: bool = True) -> str:
     """Each seat's signed result in words: 东家 付 4 · 南家 收 10 · …"""
-    w = Words(cjk)
+    w = PictureText(cjk)
     parts = []
     for seat in SEATS:
         v = int(result.get("payments", {}).get(seat, 0))
@@ -197,7 +197,7 @@ def settlement_line(result: Mapping, names: Mapping[str, str] | None = None, cjk
     return " · ".join(parts)
 
 
-def _tiles_line(groups: list[GroupView], w: Words) -> str:
+def _tiles_line(groups: list[GroupView], w: PictureText) -> str:
     out = []
     for g in groups:
         names = []
@@ -221,7 +221,7 @@ def result_text(
 ) -> str:
     """The hand's result in Chinese, one fact per line, ready to paste into WeChat."""
     _require_valid(result)
-    w = Words(True)
+    w = PictureText(True)
     lines = _headline(result, hand, names, number, w)
     lines.append("牌：" + _tiles_line(groups_of(result, hand), w) + "（*胡的牌）")
     lines.append(_fan_line(result.get("winner_fan", []), int(result.get("winner_fan_total", 0)), w))
@@ -329,7 +329,7 @@ def _png(key: str) -> bytes:
     title_f, cjk = _font(30)
     text_f, _ = _font(22)
     fonts = (_font(26)[0], _font(18)[0], _font(14)[0])
-    w = Words(cjk)
+    w = PictureText(cjk)
     head = _headline(result, hand, names, number, w)
     groups = groups_of(result, hand)
     rows = _layout_rows(groups, width)

@@ -142,7 +142,7 @@ def test_picture_falls_back_to_a_readable_font_without_cjk(monkeypatch, tmp_path
         hand, result = _scored("AS-3")
         rgb = _png(share.result_png(result, hand, names={"E": "Wang", "S": "老李"}))
         assert rgb.shape[1] == share.WIDTH
-        w = share.Words(False)
+        w = share.PictureText(False)
         assert w.seat("E", {"E": "Wang"}) == "E Wang" and w.seat("S", {"S": "老李"}) == "S"
         assert w.tile("5m") == "5m" and w.fan({"key": "dealer", "name": "庄"}) == "dealer"
         lines = share._loser_lines(result, None, w) + [share._fan_line(result["winner_fan"], 5, w)]
