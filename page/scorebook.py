@@ -16,8 +16,7 @@ connection, so a `Scorebook` object is safe to share between Streamlit sessions 
 
 The dealer: 连庄 when the dealer wins or the hand is drawn (黄庄), otherwise the deal passes to the
 next seat in play order E → S → W → N (seed 000 §一.3 and 001 §二 for 辽阳; the 鞍山 seed says nothing,
-so it follows the same custom). `rules.presets` carries no dealer field, so the rule lives here in
-`DEALER_RULES`, one row per preset.
+so it follows the same custom). The rule is part of each preset's table: `rules.PRESETS[name].dealer`.
 
 What can go wrong with the file (damaged, read-only, disk full, written by a newer version, locked
 by another program) comes out of every method, reads included, as a `ScorebookError` with `.words`
@@ -68,7 +67,8 @@ from typing import Any, TypeVar
 
 from page.words import Words
 from rules.hand import SEATS
-from rules.names import PRESET_SHORT, WIN_BY_ZH, seat_name
+from rules.names import WIN_BY_ZH, seat_name
+from rules.presets import PRESET_SHORT, PRESETS
 
 ENV_FILE = "MAHJONG_SCOREBOOK"
 ENV_DATA_DIR = "MAHJONG_DATA_DIR"
@@ -77,24 +77,6 @@ FILE_NAME = "scorebook.sqlite"
 MAX_NAME_LEN = 16
 BUSY_TIMEOUT_S = 15.0
 SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True)
-class DealerRule:
-    """How the deal moves after a hand."""
-
-    stays_on_dealer_win: bool  # 连庄 when the dealer wins
-    stays_on_draw: bool  # 黄庄: the same dealer deals again
-    order: tuple[str, ...] = SEATS  # otherwise the next seat in this order deals
-
-
-#: One row per preset (rules.presets has no dealer field). 辽阳: seed 000 §一.3 "庄家如果胡牌，则下一把可
-#: 继续连庄，否则即由庄家的下家做庄" and §一.17 "黄庄…还是原有的玩家当庄"; 001 says the same. 鞍山 (002) is silent.
-DEALER_RULES: dict[str, DealerRule] = {
-    "liaoyang": DealerRule(stays_on_dealer_win=True, stays_on_draw=True),
-    "liaoyang-online": DealerRule(stays_on_dealer_win=True, stays_on_draw=True),
-    "anshan": DealerRule(stays_on_dealer_win=True, stays_on_draw=True),
-}
 
 
 #: Every `ScorebookError.kind`: what the page can do about it differs (try again when "locked",
@@ -127,10 +109,10 @@ _NOT_STARTED = Words("还没有开始记分", "no evening has been started yet")
 
 def next_dealer(preset: str, dealer: str, winner: str | None) -> str:
     """Who deals the next hand; `winner` None means 黄庄 (nobody won)."""
-    rule = DEALER_RULES.get(preset)
-    if rule is None:
+    if preset not in PRESETS:
         raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
     _check_seat(dealer, ("庄家", "dealer"))
+    rule = PRESETS[preset].dealer
     if winner is None:
         stays = rule.stays_on_draw
     else:
@@ -418,7 +400,7 @@ class _Win:
         payments = _payments(result)
         winner = _check_seat(result.get("winner"), ("赢家", "winner"))
         preset = str(result.get("preset") or hand.get("preset"))
-        if preset not in DEALER_RULES:
+        if preset not in PRESETS:
             raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
         dealer = _check_seat(hand.get("dealer", "E"), ("庄家", "dealer"))
         win = hand.get("win") if isinstance(hand.get("win"), Mapping) else {}
@@ -876,7 +858,7 @@ def standing_of(evening: Evening, hands: list[HandRecord]) -> Standing:
 
 def _evening_settings(names: Mapping[str, str] | None, preset: str, dealer: str) -> dict[str, str]:
     """Check an evening's preset and first dealer; the names cleaned."""
-    if preset not in DEALER_RULES:
+    if preset not in PRESETS:
         raise ScorebookError(Words(f"未知规则 {preset!r}", f"unknown preset {preset!r}"))
     _check_seat(dealer, ("庄家", "dealer"))
     return clean_names(names or {})
@@ -995,7 +977,7 @@ def _same_hand(a: HandRecord, b: HandRecord) -> bool:
 
 def _check_record(record: HandRecord) -> None:
     """A record to restore must still make sense: known preset, seats, payments that sum to 0."""
-    if record.preset not in DEALER_RULES:
+    if record.preset not in PRESETS:
         raise ScorebookError(Words(f"未知规则 {record.preset!r}", f"unknown preset {record.preset!r}"))
     _check_seat(record.dealer, ("庄家", "dealer"))
     _check_seat(record.next_dealer, ("庄家", "dealer"))

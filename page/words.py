@@ -12,26 +12,12 @@ escapes it before it goes into any Markdown-rendering widget.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from rules.words import Words
+
+__all__ = ["LANGS", "Words", "plain"]
 
 LANGS = ("zh", "en")
-
-
-class Words(NamedTuple):
-    """One message in both languages."""
-
-    zh: str
-    en: str
-
-    def pick(self, lang: str) -> str:
-        """The sentence in `lang` ("en" → English, anything else → Chinese)."""
-        return self.en if lang == "en" else self.zh
-
-    def __add__(self, other: object) -> Words:  # type: ignore[override]
-        """Join two messages sentence by sentence (both languages at once)."""
-        if not isinstance(other, Words):
-            return NotImplemented
-        return Words(self.zh + other.zh, self.en + other.en)
 
 
 #: Every ASCII punctuation mark that Markdown, Streamlit's directives (`:red[...]`, `:smile:`) or

@@ -12,6 +12,21 @@ missing inputs in one sentence. `REASON_WORDS` are the words for why
 a well-formed hand cannot win (`ScoreResult.reason`), kept beside `ERROR_WORDS`.
 
 Pure Python; see ../shared/rules/SPEC.md for the rules and hand-json.md for the JSON contract.
+
+The modules are layers, lowest first; a module imports only modules of lower layers, so no import
+circle can form (`tests/rules/test_layers.py` checks every import, also those inside functions):
+
+1. tiles, words, hand: tile codes, the one bilingual `Words`, the typed hand
+2. errors, names: input problems and their words; player names of tiles, seats, melds
+3. decompose, preset_model: every reading of the tiles; the types a rule set is made of
+4. context, result: the facts of one hand; typed results
+5. conditions, items: the win conditions; the 番 item catalogue (predicate and words per item)
+6. presets: the rule-set tables, data only (dealer rotation included)
+7. parse: hand-json → `Hand`, checked against the preset's table
+8. readings, settle: which readings may win and on which tiles; money
+9. engine: `score`
+10. waits, text: 听牌; a result as text for people
+11. cli: `python -m rules`
 """
 
 from .engine import score

@@ -9,55 +9,52 @@ passes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from .context import HandFacts
 from .decompose import Reading
-
-if TYPE_CHECKING:
-    from .presets import Condition
+from .preset_model import Condition
 
 Test = Callable[[HandFacts, Reading], bool]
 
 
-def ly_suits(f: HandFacts, r: Reading) -> bool:
+def liaoyang_suits(f: HandFacts, r: Reading) -> bool:
     """三门齐 with natural tiles; 七对 is exempt unless `qidui_requires_suits_yaojiu`."""
     if r.form == "qidui" and not f.options.get("qidui_requires_suits_yaojiu"):
         return True
     return f.natural_suits == 3
 
 
-def ly_yaojiu(f: HandFacts, r: Reading) -> bool:
+def liaoyang_yaojiu(f: HandFacts, r: Reading) -> bool:
     """A natural 幺九, or a 混 as 1/9 in a 顺子 with a natural tile (借混靠幺九)."""
     if r.form == "qidui":
         return not f.options.get("qidui_requires_suits_yaojiu") or f.natural_yaojiu
     return f.natural_yaojiu or r.borrow_yaojiu
 
 
-def ly_ke(f: HandFacts, r: Reading) -> bool:
+def liaoyang_ke(f: HandFacts, r: Reading) -> bool:
     """横: a triplet/碰/杠 or a 中/发/白 pair with a natural tile; 七对 is exempt."""
     return r.form == "qidui" or r.triplets >= 1 or r.pair_dragon
 
 
-def _as_thirteen_like(f: HandFacts, r: Reading) -> bool:
+def _anshan_thirteen_like(f: HandFacts, r: Reading) -> bool:
     """七对 and 十三幺 relax the suit rule (one suit may be missing) and the shape rule."""
     return r.form in ("qidui", "thirteen") or f.all_yaojiu
 
 
-def as_suits(f: HandFacts, r: Reading) -> bool:
-    return f.natural_suits >= (2 if _as_thirteen_like(f, r) else 3)
+def anshan_suits(f: HandFacts, r: Reading) -> bool:
+    return f.natural_suits >= (2 if _anshan_thirteen_like(f, r) else 3)
 
 
-def as_yaojiu(f: HandFacts, r: Reading) -> bool:
+def anshan_yaojiu(f: HandFacts, r: Reading) -> bool:
     return r.form != "standard" or f.natural_yaojiu
 
 
-def as_shun(f: HandFacts, r: Reading) -> bool:
-    return _as_thirteen_like(f, r) or r.chows >= 1
+def anshan_shun(f: HandFacts, r: Reading) -> bool:
+    return _anshan_thirteen_like(f, r) or r.chows >= 1
 
 
-def as_ke(f: HandFacts, r: Reading) -> bool:
-    return _as_thirteen_like(f, r) or r.triplets >= 1 or r.pair_dragon
+def anshan_ke(f: HandFacts, r: Reading) -> bool:
+    return _anshan_thirteen_like(f, r) or r.triplets >= 1 or r.pair_dragon
 
 
 def filter_readings(

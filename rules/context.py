@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -12,11 +13,16 @@ from .hand import Hand, Player
 
 @dataclass
 class HandFacts:
-    """Physical facts (independent of the reading): counts of natural tiles, 混, 鸡枪 types, seats."""
+    """Physical facts (independent of the reading): counts of natural tiles, 混, 鸡枪 types, seats.
+
+    `wait_types` answers W of [Amb-24] for `only_wait` (the tiles on which the hand before the win
+    would win); `readings.facts_of` passes it, since finding waits means reading hands.
+    """
 
     hand: Hand
     options: dict[str, object]
     wind_order: tuple[str, ...]
+    wait_types: Callable[[Hand], set[int]] | None = None
 
     @cached_property
     def hun(self) -> int:
@@ -73,9 +79,9 @@ class HandFacts:
     @cached_property
     def only_wait(self) -> bool:
         """The winning tile was the hand's only wait, the 混 type aside (胡单张 `single`, [Amb-24])."""
-        from .waits import wait_types  # waits scores hands with the engine, which reads these facts
-
-        return wait_types(self.hand) == {self.hand.win.tile}
+        if self.wait_types is None:
+            raise ValueError("these facts were built without wait_types: use readings.facts_of")
+        return self.wait_types(self.hand) == {self.hand.win.tile}
 
     def closed(self, seat: str) -> bool:
         return self.hand.players[seat].closed

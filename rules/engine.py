@@ -1,28 +1,19 @@
-"""score(): validate, enumerate readings, apply win conditions, pick the best reading, settle (SPEC 4.2).
+"""score(): validate, find the readings that may win, pick the best reading, settle (SPEC 4.2).
 
 Everything that differs between rule sets is read from the preset's table (`presets.py`): its
-behaviour flags, its ordered win conditions, its 番 items and its settlement style.
+behaviour flags, its ordered win conditions (`readings.py`), its 番 items and its settlement style.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import tiles as T
-from .conditions import filter_readings
 from .context import Ctx, HandFacts
-from .decompose import (
-    Reading,
-    StandardSearch,
-    groups_of,
-    qidui_reading,
-    standard_readings,
-    thirteen_reading,
-    within_reach,
-)
+from .decompose import StandardSearch, groups_of, within_reach
 from .hand import Hand
 from .parse import loads, parse_hand
-from .presets import PRESETS, FanItem, Preset, wind_order
+from .preset_model import FanItem, Preset
+from .readings import facts_of, valid_readings
 from .result import REASON_MESSAGES, FanLine, ScoreResult
 from .settle import settle
 
@@ -38,11 +29,6 @@ def score(hand: Hand | Mapping | str) -> ScoreResult:
     elif not isinstance(hand, Hand):
         hand = parse_hand(hand)
     return score_facts(*facts_of(hand))
-
-
-def facts_of(hand: Hand) -> tuple[Preset, HandFacts]:
-    preset = PRESETS[hand.preset]
-    return preset, HandFacts(hand, hand.options, wind_order(preset, hand.options))
 
 
 def score_facts(preset: Preset, facts: HandFacts, search: StandardSearch | None = None) -> ScoreResult:
@@ -104,63 +90,3 @@ def _fan_lines(items: tuple[FanItem, ...], options: Mapping[str, object], count)
         if n:
             lines.append(FanLine(item.key, item.name, item.value(options) * n))
     return lines
-
-
-def valid_readings(
-    preset: Preset, facts: HandFacts, search: StandardSearch | None = None
-) -> tuple[list[Reading], str | None]:
-    """The readings that may win, or the one reason why none can (precedence of SPEC 5.3).
-
-    `search` (optional) is a shared search without 胡单张 tracking; it is used where that tracking is
-    not needed, which never changes which hands are valid.
-    """
-    hand = facts.hand
-    winner = facts.winner
-    rules = preset.behaviour
-    if rules.discarded_hun_bars_win and winner.discarded_hun:
-        return [], "DISCARDED_HUN"
-
-    counts = [0] * T.N_TYPES
-    h = 0
-    for t in (*(winner.concealed or ()), hand.win.tile):
-        if t == facts.hun:
-            h += 1
-        else:
-            counts[t] += 1
-    win = None if hand.win.tile == facts.hun else hand.win.tile
-    melds = winner.melds
-
-    readings: list[Reading] = []
-    if not melds:
-        q = qidui_reading(counts, h, facts.hun, win, allow_hun_pair=rules.hun_pair)
-        if q is not None:
-            readings.append(q)
-    closed_discard = rules.closed_discard_qidui_only and winner.closed and not hand.win.self_drawn
-    if closed_discard and not readings:
-        return [], "CLOSED_DISCARD_WIN"
-    if len(melds) == 4:
-        if not rules.shoubayi:
-            return [], "SHOUBAYI_NOT_ALLOWED"
-        if any(m.kind == "chi" for m in melds):
-            return [], "SHOUBAYI_WITH_CHI"
-    if not closed_discard:
-        standard = standard_readings(
-            counts,
-            h,
-            facts.hun,
-            melds,
-            win,
-            borrow=rules.borrow_yaojiu,
-            danzhang=preset.tracks_danzhang and search is None,
-            search=search,
-        )
-        if not rules.hun_pair:
-            standard = [r for r in standard if r.pair_hun < 2]  # 混对 is not allowed
-        readings += standard
-        if rules.thirteen and not melds:
-            t = thirteen_reading(counts, h, win)
-            if t is not None:
-                readings.append(t)
-    if not readings:
-        return [], "NOT_A_WINNING_SHAPE"
-    return filter_readings(preset.conditions, facts, readings)

@@ -17,67 +17,57 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class ErrorWords:
-    """What a player reads for one error code: a short Chinese and English sentence."""
-
-    zh: str
-    en: str
-
+from .hand import WIN_FLAGS
+from .words import Words
 
 #: Every code a `HandError` can carry, with its player words (one table; the page reads it).
-ERROR_WORDS: dict[str, ErrorWords] = {
-    "INPUT": ErrorWords("牌局数据有误", "the hand is malformed"),
-    "JSON": ErrorWords("不是有效的牌局数据（JSON 格式错误）", "the hand is not valid JSON"),
-    "EMPTY": ErrorWords("这一行是空的，没有牌局", "the line is empty: there is no hand on it"),
-    "TOO_DEEP": ErrorWords("数据嵌套太深，不是牌局", "the data is nested far too deep to be a hand"),
-    "TYPE": ErrorWords("某一项的类型不对（例如该填数字的地方填了 true）", "a value has the wrong type"),
-    "MISSING": ErrorWords("缺少必填的一项", "a required part of the hand is missing"),
-    "UNKNOWN_KEY": ErrorWords("有一项不认识（可能拼错了）", "an unknown key (a typo?)"),
-    "VERSION": ErrorWords("数据版本不对（应为 1）", "unsupported hand-json version (expected 1)"),
-    "PRESET": ErrorWords("不认识这个规则（辽阳、辽阳在线、鞍山）", "unknown rule set"),
-    "OPTION": ErrorWords("这个规则没有这个选项", "the rule set has no such option"),
-    "OPTION_VALUE": ErrorWords("规则选项的值不对", "a rule option has a value it does not accept"),
-    "RANGE": ErrorWords("数字超出允许的范围", "a number is outside the allowed range"),
-    "SEAT": ErrorWords("座位只能是东、南、西、北", "a seat must be E, S, W or N"),
-    "TILE": ErrorWords("有一张牌认不出来", "a tile is not a mahjong tile"),
-    "WIND": ErrorWords("这个规则不用风牌（东南西北）", "this rule set is played without winds"),
-    "TILE_COUNT": ErrorWords("牌的张数不对", "the number of tiles is wrong"),
-    "MELD": ErrorWords("副露不对（吃要三张连牌，碰/杠要相同的牌）", "a meld is not a valid 吃/碰/杠"),
-    "HUN_IN_MELD": ErrorWords("混不能用来吃、碰、杠", "a 混 can never be part of a meld"),
-    "COPIES": ErrorWords("同一种牌超过了四张（混指示牌那种最多三张）", "more copies of a tile than exist"),
-    "HUN_CLAIMED": ErrorWords("打出的混不能被胡", "a discarded 混 cannot be won on"),
-    "SELF_FEED": ErrorWords("胡牌的人不能点自己的炮", "the winner cannot feed his own win"),
-    "SITUATION": ErrorWords("这种情况不可能发生（例如没有杠却选了杠上开）", "a situation that cannot happen"),
-    "DUPLICATE_KEY": ErrorWords("同一项写了两次", "a key is given twice"),
-    "TOO_LONG": ErrorWords("数据太长，不是一局牌", "the input is far too long to be a hand"),
+ERROR_WORDS: dict[str, Words] = {
+    "INPUT": Words("牌局数据有误", "the hand is malformed"),
+    "JSON": Words("不是有效的牌局数据（JSON 格式错误）", "the hand is not valid JSON"),
+    "EMPTY": Words("这一行是空的，没有牌局", "the line is empty: there is no hand on it"),
+    "TOO_DEEP": Words("数据嵌套太深，不是牌局", "the data is nested far too deep to be a hand"),
+    "TYPE": Words("某一项的类型不对（例如该填数字的地方填了 true）", "a value has the wrong type"),
+    "MISSING": Words("缺少必填的一项", "a required part of the hand is missing"),
+    "UNKNOWN_KEY": Words("有一项不认识（可能拼错了）", "an unknown key (a typo?)"),
+    "VERSION": Words("数据版本不对（应为 1）", "unsupported hand-json version (expected 1)"),
+    "PRESET": Words("不认识这个规则（辽阳、辽阳在线、鞍山）", "unknown rule set"),
+    "OPTION": Words("这个规则没有这个选项", "the rule set has no such option"),
+    "OPTION_VALUE": Words("规则选项的值不对", "a rule option has a value it does not accept"),
+    "RANGE": Words("数字超出允许的范围", "a number is outside the allowed range"),
+    "SEAT": Words("座位只能是东、南、西、北", "a seat must be E, S, W or N"),
+    "TILE": Words("有一张牌认不出来", "a tile is not a mahjong tile"),
+    "WIND": Words("这个规则不用风牌（东南西北）", "this rule set is played without winds"),
+    "TILE_COUNT": Words("牌的张数不对", "the number of tiles is wrong"),
+    "MELD": Words("副露不对（吃要三张连牌，碰/杠要相同的牌）", "a meld is not a valid 吃/碰/杠"),
+    "HUN_IN_MELD": Words("混不能用来吃、碰、杠", "a 混 can never be part of a meld"),
+    "COPIES": Words("同一种牌超过了四张（混指示牌那种最多三张）", "more copies of a tile than exist"),
+    "HUN_CLAIMED": Words("打出的混不能被胡", "a discarded 混 cannot be won on"),
+    "SELF_FEED": Words("胡牌的人不能点自己的炮", "the winner cannot feed his own win"),
+    "SITUATION": Words("这种情况不可能发生（例如没有杠却选了杠上开）", "a situation that cannot happen"),
+    "DUPLICATE_KEY": Words("同一项写了两次", "a key is given twice"),
+    "TOO_LONG": Words("数据太长，不是一局牌", "the input is far too long to be a hand"),
 }
 
 #: Why a well-formed hand cannot win (`ScoreResult.reason`), in the same words as the errors: a short
 #: Chinese name and an English explanation. The result's `message` is the two joined by ": ".
-REASON_WORDS: dict[str, ErrorWords] = {
-    "DISCARDED_HUN": ErrorWords("打过混", "the winner discarded a 混 earlier this hand, so he cannot win it"),
-    "CLOSED_DISCARD_WIN": ErrorWords(
+REASON_WORDS: dict[str, Words] = {
+    "DISCARDED_HUN": Words("打过混", "the winner discarded a 混 earlier this hand, so he cannot win it"),
+    "CLOSED_DISCARD_WIN": Words(
         "闭门不能点炮胡", "a closed hand (no 吃/碰/明杠) may only win by self-draw, except 七对"
     ),
-    "SHOUBAYI_WITH_CHI": ErrorWords(
-        "手把一只能飘胡", "four melds are allowed only when none of them is a 吃"
-    ),
-    "SHOUBAYI_NOT_ALLOWED": ErrorWords(
-        "鞍山不许手把一", "a hand with four melds and one tile left cannot win"
-    ),
-    "NOT_A_WINNING_SHAPE": ErrorWords(
+    "SHOUBAYI_WITH_CHI": Words("手把一只能飘胡", "four melds are allowed only when none of them is a 吃"),
+    "SHOUBAYI_NOT_ALLOWED": Words("鞍山不许手把一", "a hand with four melds and one tile left cannot win"),
+    "NOT_A_WINNING_SHAPE": Words(
         "不成胡牌", "the tiles do not form 4 sets + 1 pair or 七对 (nor 十三幺 in 鞍山), even with 混"
     ),
-    "MISSING_SUIT": ErrorWords(
+    "MISSING_SUIT": Words(
         "缺门", "every suit (万, 饼, 条) must be present as a natural tile; a 混 never fills a suit"
     ),
-    "NO_YAOJIU": ErrorWords(
+    "NO_YAOJIU": Words(
         "没有幺九", "no natural 1, 9 or honour tile (a 混 counts only as a 1/9 inside a 顺子 in 辽阳)"
     ),
-    "NO_SHUN": ErrorWords("没有顺子", "鞍山 needs at least one 顺子 (飘 is not allowed)"),
-    "NO_KE": ErrorWords(
+    "NO_SHUN": Words("没有顺子", "鞍山 needs at least one 顺子 (飘 is not allowed)"),
+    "NO_KE": Words(
         "没有横", "the hand needs a 横 (triplet or 碰/杠), or a pair of 中/发/白 with a natural tile"
     ),
 }
@@ -87,7 +77,6 @@ REASON_MESSAGES: dict[str, str] = {k: f"{w.zh}: {w.en}" for k, w in REASON_WORDS
 
 
 _WIN_INPUTS = {"tile": "winning_tile", "by": "win_by", "from": "discarder"}
-_FLAGS = ("kong_replacement", "last_tiles", "after_kong", "first_draw")  # hand.WIN_FLAGS
 _TOP_INPUTS = {"bao_tile": "bao", "gun_tile": "gun"}
 
 
@@ -108,7 +97,7 @@ def input_of(field: str) -> str:
             return f"{parts[2]}.{parts[1]}"
         return f"players.{parts[1]}"
     if head == "win" and len(parts) >= 2:
-        if parts[1] in _FLAGS:
+        if parts[1] in WIN_FLAGS:
             return f"flags.{parts[1]}"
         return _WIN_INPUTS.get(parts[1], "win")
     return _TOP_INPUTS.get(head, head)
@@ -181,5 +170,4 @@ class HandError(ValueError):
 
     def words(self, lang: str = "zh") -> str:
         """The player words for this error's code (`lang` is "zh" or "en")."""
-        w = ERROR_WORDS[self.code]
-        return w.en if lang == "en" else w.zh
+        return ERROR_WORDS[self.code].pick(lang)

@@ -1,15 +1,14 @@
-"""Player-facing names of tiles, seats, meld kinds, ways of winning and rule sets — the one table.
+"""Player-facing names of tiles, seats, meld kinds and ways of winning — the one table.
 
 Why this module exists: the engine's text output, the page, the layout reader and the detector's
 class list all speak to a player about the same things (五万, 东家, 碰, 点炮); they read them here,
-so a name is changed in one place. Only names of the rules' *content* (番 items, options, win flags,
-extra inputs) live in `presets.py`, with the rule they describe.
+so a name is changed in one place. Only names of the rules' *content* (rule sets, 番 items, options,
+win flags, extra inputs) live with the rule they describe (`presets.py`, `items.py`).
 """
 
 from __future__ import annotations
 
 from . import tiles as T
-from .presets import PRESETS
 
 NUMERALS = "一二三四五六七八九"
 SUIT_ZH = {0: "万", 1: "饼", 2: "条"}
@@ -28,8 +27,6 @@ SEAT_SHORT_ZH = {s: HONOUR_ZH[s] for s in T.WINDS}
 SEAT_ZH = {s: f"{n}家" for s, n in SEAT_SHORT_ZH.items()}
 KIND_ZH = {"chi": "吃", "pong": "碰", "kong": "明杠", "added_kong": "补杠", "concealed_kong": "暗杠"}
 WIN_BY_ZH = {"self_draw": "自摸", "discard": "点炮", "robbed_kong": "抢杠"}
-#: Preset → 辽阳 / 辽阳在线 / 鞍山: a view of the preset table (`Preset.short`), kept for the page.
-PRESET_SHORT = {key: p.short for key, p in PRESETS.items()}
 
 
 def tile_name(code: str | int | None) -> str:

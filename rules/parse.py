@@ -20,7 +20,8 @@ from typing import TypeVar
 from . import tiles as T
 from .errors import HandError, Problem
 from .hand import KONG_KINDS, MELD_KINDS, SEATS, WIN_BY, WIN_FLAGS, Hand, Meld, Player, Win
-from .presets import PRESETS, Preset, has_winds, wind_order
+from .preset_model import Preset, has_winds, wind_order
+from .presets import PRESETS
 
 TOP_KEYS = {
     "version",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .context import HandFacts
 from .items import bao_count
-from .presets import Preset
+from .preset_model import Preset
 from .result import FanLine, LoserResult
 
 

@@ -15,6 +15,7 @@ import pytest
 import rules
 from page import scorebook as sb
 from page.scorebook import Scorebook, ScorebookError
+from rules.preset_model import DealerRule
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -104,7 +105,7 @@ def test_dealer_stays_when_the_dealer_wins_and_passes_otherwise(book):
     assert (book.standing().dealer, book.standing().streak) == ("E", 0)
 
 
-@pytest.mark.parametrize("preset", sorted(sb.DEALER_RULES))
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
 def test_next_dealer_table(preset):
     assert sb.next_dealer(preset, "E", "E") == "E"
     assert sb.next_dealer(preset, "E", "S") == "S"
@@ -113,7 +114,7 @@ def test_next_dealer_table(preset):
 
 
 def test_every_preset_has_a_dealer_rule():
-    assert set(sb.DEALER_RULES) == set(rules.PRESETS)
+    assert all(isinstance(p.dealer, DealerRule) for p in rules.PRESETS.values())
 
 
 def test_a_draw_keeps_the_dealer_and_counts_for_changmao(book):

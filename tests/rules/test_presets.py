@@ -7,12 +7,12 @@ import pytest
 from rules import HandError, score
 from rules.errors import ERROR_WORDS
 from rules.hand import WIN_FLAGS
-from rules.presets import PRESETS, Option, Words
+from rules.presets import PRESETS, Label, Option
 
 PRESET_NAMES = sorted(PRESETS)
 
 
-def _complete(w: Words) -> bool:
+def _complete(w: Label) -> bool:
     return all(x.strip() for x in (w.zh, w.en, w.help_zh, w.help_en))
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import rules.engine as engine
+import rules.readings as readings
 from rules import HandError, score
-from tests.rules_bruteforce import brute_standard_readings
-from tests.rules_strategies import hands
+from tests.rules.bruteforce import brute_standard_readings
+from tests.rules.strategies import hands
 
 SETTINGS = settings(
     max_examples=300,
@@ -100,7 +100,7 @@ def _check_against_brute(hand: dict, monkeypatch) -> None:
     """Same validity, reason, best 番 total and money; equal-scoring readings may list other items."""
     fast = _comparable(_score(hand))
     with monkeypatch.context() as m:
-        m.setattr(engine, "standard_readings", brute_standard_readings)
+        m.setattr(readings, "standard_readings", brute_standard_readings)
         slow = _comparable(_score(hand))
     fast.pop("winner_fan", None)
     slow.pop("winner_fan", None)

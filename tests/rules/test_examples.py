@@ -11,8 +11,8 @@ import pytest
 
 from rules import HandError, score
 
-EXAMPLES = sorted((Path(__file__).parent / "examples").glob("*.json"))
-ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((Path(__file__).parents[1] / "examples").glob("*.json"))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(path: Path) -> dict:

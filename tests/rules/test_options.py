@@ -18,10 +18,10 @@ from rules import tiles as T
 from rules.context import HandFacts
 from rules.presets import PRESETS, wind_order
 from rules.waits import wait_types
-from tests.rules_bruteforce import brute_wait_types
-from tests.rules_strategies import hands
+from tests.rules.bruteforce import brute_wait_types
+from tests.rules.strategies import hands
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _hand(name: str) -> dict:

@@ -18,12 +18,12 @@ from rules import ERROR_WORDS, REASON_WORDS, HandError, Problem, check, score
 from rules.errors import input_of
 from rules.parse import loads_document
 from rules.result import REASON_MESSAGES
-from tests.rules_strategies import hands
-from tests.test_rules_errors import BAD, _variant
-from tests.test_rules_hostile import HOSTILE
+from tests.rules.strategies import hands
+from tests.rules.test_errors import BAD, _variant
+from tests.rules.test_hostile import HOSTILE
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = Path(__file__).parent / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).parents[1] / "examples"
 #: S wins on W's discard of 4p; 混 = 3m (indicator 2m); E 吃678m, W 碰999m, N 吃789s.
 LY1 = json.loads((EXAMPLES / "LY-1.json").read_text(encoding="utf-8"))["hand"]
 

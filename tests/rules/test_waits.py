@@ -17,10 +17,10 @@ from rules import HandError, ScoreResult, score
 from rules import tiles as T
 from rules.hand import WIN_FLAGS, Win
 from rules.presets import PRESETS, has_winds
-from tests.rules_strategies import hands
+from tests.rules.strategies import hands
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = Path(__file__).parent / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _hand(name: str) -> dict:

@@ -12,8 +12,9 @@ import pytest
 
 from rules import HandError, score
 
-ROOT = Path(__file__).resolve().parent.parent
-BASE = json.loads((Path(__file__).parent / "examples" / "LY-1.json").read_text(encoding="utf-8"))["hand"]
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+BASE = json.loads((EXAMPLE_DIR / "LY-1.json").read_text(encoding="utf-8"))["hand"]
 
 
 def _variant(edit) -> dict:
@@ -129,7 +130,7 @@ def test_aliases_accepted():
     hand = _variant(_set("players.N.melds.0.tiles", ["7s", "8s", "9s"]))
     hand["players"]["S"]["melds"][0] = {"kind": "pong", "tiles": ["7p", "7p", "7p"]}
     assert score(hand).valid
-    an = json.loads((Path(__file__).parent / "examples" / "AS-2.json").read_text(encoding="utf-8"))["hand"]
+    an = json.loads((EXAMPLE_DIR / "AS-2.json").read_text(encoding="utf-8"))["hand"]
     an["indicator"] = "中"
     an["players"]["W"]["concealed"] = [{"P": "白"}.get(t, t) for t in an["players"]["W"]["concealed"]]
     assert score(an).payments == {"E": -64, "S": -32, "W": 128, "N": -32}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rules import tiles as T
-from rules.names import PRESET_SHORT, SEAT_SHORT_ZH, TILE_ZH, seat_name, tile_name
-from rules.presets import PRESETS
+from rules.names import SEAT_SHORT_ZH, TILE_ZH, seat_name, tile_name
+from rules.presets import PRESET_SHORT, PRESETS
 from rules.text import tile_name as text_tile_name
 from vision.classes import CLASS_NAMES, display_name
 

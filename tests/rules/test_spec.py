@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rules import score
 from rules import tiles as T
+
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples"
 
 
 def hand(preset="liaoyang", winner="S", concealed=(), melds=(), tile="1m", by="self_draw", source=None, **kw):
@@ -296,11 +300,8 @@ def test_online_baosanjia_and_self_draw():
 
 def json_example(name: str) -> dict:
     import json
-    from pathlib import Path
 
-    return json.loads((Path(__file__).parent / "examples" / f"{name}.json").read_text(encoding="utf-8"))[
-        "hand"
-    ]
+    return json.loads((EXAMPLE_DIR / f"{name}.json").read_text(encoding="utf-8"))["hand"]
 
 
 ROBBED = dict(

@@ -19,11 +19,12 @@ from rules.errors import ERROR_WORDS
 from rules.parse import loads_document, parse_hand
 from rules.waits import waits
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((Path(__file__).parent / "examples").glob("*.json"))
-LY1 = json.loads((Path(__file__).parent / "examples" / "LY-1.json").read_text(encoding="utf-8"))["hand"]
-LO2 = json.loads((Path(__file__).parent / "examples" / "LO-2.json").read_text(encoding="utf-8"))["hand"]
-AS1 = json.loads((Path(__file__).parent / "examples" / "AS-1.json").read_text(encoding="utf-8"))["hand"]
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(EXAMPLE_DIR.glob("*.json"))
+LY1 = json.loads((EXAMPLE_DIR / "LY-1.json").read_text(encoding="utf-8"))["hand"]
+LO2 = json.loads((EXAMPLE_DIR / "LO-2.json").read_text(encoding="utf-8"))["hand"]
+AS1 = json.loads((EXAMPLE_DIR / "AS-1.json").read_text(encoding="utf-8"))["hand"]
 HUGE = "9" * 5000
 
 

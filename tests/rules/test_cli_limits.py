@@ -14,8 +14,9 @@ from rules import HandError, check, score
 from rules.cli import MAX_INPUT
 from rules.parse import loads_document
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = Path(__file__).parent / "examples" / "LY-1.json"
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = EXAMPLE_DIR / "LY-1.json"
 LY1 = json.loads(EXAMPLE.read_text(encoding="utf-8"))["hand"]
 VALID = json.dumps(LY1, ensure_ascii=False)
 PAYMENTS = {"E": -4, "S": 10, "W": -4, "N": -2}
