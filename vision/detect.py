@@ -22,9 +22,9 @@ import numpy as np
 
 from vision import _env, manifest, safe_weights
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.imageio import load_image
+from vision.imageio import load_image, load_image_reduced
 from vision.suppress import keep_one_per_tile
-from vision.tilenet import TileNet, classifier_outputs, classify_crops, crop_tiles
+from vision.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles
 
 MODELS_DIR = _env.REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "model.json"
@@ -159,15 +159,50 @@ ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
 #: Both bars keep ordinary photos on the plain view (what the rule does on ordinary photos is
 #: measured in models/MODEL_CARD.md).
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
+#: The aspect views are not even computed when the plain view already reads this much confident-tile
+#: mass: a view would then need twice as much (18 tiles) to win, more than a winning hand has, so
+#: on an ordinary photo of a hand the four extra detector passes could not change the reading.
+ASPECT_SKIP_MASS = 9.0
+
+#: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this long side:
+#: the detector never looks at more (MID_SIDE), and the tiles of a phone photo of a hand are still
+#: wider than the classifier's crop there (else the faces are cut from the full-size decode).
+DECODE_SIDE = MID_SIDE
 
 
 def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """The photo area-averaged down to MID_SIDE (or as it is); returns it and its scale to original."""
+    """The photo area-averaged down by a whole factor to about MID_SIDE (or as it is); returns it and
+    its scale to the original. A whole factor keeps OpenCV on its fast area path (a 12 MP photo to
+    a third in a few ms instead of ~50 ms for an arbitrary factor); the at most factor-1 pixels of
+    the right and bottom edge that do not fill a block are left out."""
     h, w = image.shape[:2]
-    scale = max(h, w) / MID_SIDE
-    if scale <= 1:
+    k = max(1, round(max(h, w) / MID_SIDE))
+    if k == 1:
         return image, 1.0
-    return cv2.resize(image, (round(w / scale), round(h / scale)), interpolation=cv2.INTER_AREA), scale
+    block = image[: h - h % k, : w - w % k]
+    return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
+
+
+class _Pixels:
+    """The image the detector reads (perhaps a reduced decode of the photo file) and where the
+    classifier's crops are cut: from it, or from the full-size decode when the tiles are smaller
+    there than the classifier's crop (decoded once, only then)."""
+
+    def __init__(self, rgb: np.ndarray, scale: float = 1.0, path: Path | None = None) -> None:
+        self.rgb = rgb
+        self.scale = scale  # from `rgb` pixels to the photo's full-size pixels
+        self.path = path
+        self._full: np.ndarray | None = None
+
+    def crops(self, boxes: np.ndarray) -> np.ndarray:
+        """Crops of `boxes` (in `rgb` pixels) at the classifier's input size."""
+        if self.scale > 1 and self.path is not None and len(boxes):
+            short = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+            if float(np.median(short)) < CROP_W:
+                if self._full is None:
+                    self._full = load_image(self.path)
+                return crop_tiles(self._full, boxes * self.scale)
+        return crop_tiles(self.rgb, boxes)
 
 
 def _detector_view(
@@ -225,14 +260,12 @@ def _read_view(
     return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None)
 
 
-def _with_faces(tm: TileModel, rgb: np.ndarray, reading: _ViewReading) -> _ViewReading:
-    """The reading with each box's face read by the classifier from a crop of the original photo."""
+def _with_faces(tm: TileModel, pixels: _Pixels, reading: _ViewReading) -> _ViewReading:
+    """The reading with each box's face read by the classifier from a crop of the photo."""
     if tm.classifier is None:
         return reading
     boxes = reading.boxes
-    probs = (
-        classify_crops(tm.classifier, crop_tiles(rgb, boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
-    )
+    probs = classify_crops(tm.classifier, pixels.crops(boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
     return _ViewReading(reading.boxes, reading.det_conf, reading.det_cls, probs)
 
 
@@ -252,28 +285,30 @@ def choose_view(base: float, others: list[float]) -> int:
     return best
 
 
-def _best_reading(tm: TileModel, rgb: np.ndarray, floor: float, aspect_views: bool) -> _ViewReading:
+def _best_reading(tm: TileModel, pixels: _Pixels, floor: float, aspect_views: bool) -> _ViewReading:
     """The plain view's reading, or an aspect view's where `choose_view` prefers it; boxes down to
     detector confidence `floor`.
 
     Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
     score is at most its detector mass (class probabilities are <= 1), so faces are read only in
     views that could still win; the chosen view is read again only when the caller asked for
-    lower-confidence candidates too.
+    lower-confidence candidates too. A plain view with ASPECT_SKIP_MASS or more needs none.
     """
+    rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
-    plain = _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    if not (aspect_views and ASPECT_VIEWS):
+    plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
+    base = plain.score(tm.conf)
+    if not (aspect_views and ASPECT_VIEWS) or base >= ASPECT_SKIP_MASS:
         return plain
-    bar = switch_bar(plain.score(tm.conf))
+    bar = switch_bar(base)
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
-    others = [_with_faces(tm, rgb, o) if o.score(tm.conf) >= bar else o for o in others]
-    pick = choose_view(plain.score(tm.conf), [o.score(tm.conf) for o in others])
+    others = [_with_faces(tm, pixels, o) if o.score(tm.conf) >= bar else o for o in others]
+    pick = choose_view(base, [o.score(tm.conf) for o in others])
     if pick < 0:
         return plain
     if floor < tm.conf:
-        return _with_faces(tm, rgb, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
+        return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
     return others[pick]
 
 
@@ -341,12 +376,19 @@ def detect(
     """
     tm = model if isinstance(model, TileModel) else load_model(model)
     threshold = tm.tile_conf if conf is None else float(conf)
-    rgb = load_image(image) if isinstance(image, (str, Path)) else np.asarray(image)
+    if isinstance(image, (str, Path)):
+        reduced, scale = load_image_reduced(image, DECODE_SIDE)
+        pixels = _Pixels(reduced, scale, Path(image))
+    else:
+        pixels = _Pixels(np.asarray(image))
+    rgb = pixels.rgb
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")
     # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed.
     floor = max(min(threshold, tm.conf, tm.tile_conf), 0.001)
-    reading = _best_reading(tm, rgb, floor, aspect_views)
+    reading = _best_reading(tm, pixels, floor, aspect_views)
     if len(reading.boxes) == 0:
         return []
+    if pixels.scale != 1.0:  # boxes in the full-size photo's pixels
+        reading.boxes = reading.boxes * pixels.scale
     return _decide(tm, reading, threshold)

@@ -315,10 +315,40 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False
     converted a band at a time straight into the upright result. Raises ImageLoadError for every
     kind of bad input.
     """
-    path = Path(path)
+    return _decode(Path(path), max_pixels, bgr, None)[0]
+
+
+def load_image_reduced(path: str | Path, min_side: int, max_pixels: int = MAX_PIXELS) -> tuple[np.ndarray, float]:
+    """The upright RGB image decoded at reduced size where the format allows it cheaply, and the
+    factor from its pixels to the full image's (1.0 when decoded at full size).
+
+    Why: a 12 MP phone JPEG takes most of its decoding time producing pixels the detector never
+    looks at; libjpeg can decode at 1/2, 1/4 or 1/8 size straight from the DCT, several times
+    faster. The largest reduction whose long side stays at least `min_side` is used; other formats
+    (and CMYK JPEGs) are decoded at full size. Same checks and errors as `load_image`.
+    """
+    return _decode(Path(path), max_pixels, False, min_side)
+
+
+def _draft(im: Image.Image, min_side: int) -> None:
+    """Ask libjpeg for the smallest DCT-scaled decode whose long side is still >= min_side."""
+    if im.format not in ("JPEG", "MPO") or im.mode not in ("RGB", "L"):
+        return
+    width, height = im.size
+    factor = 1
+    while factor < 8 and max(width, height) // (factor * 2) >= min_side:
+        factor *= 2
+    if factor > 1:
+        im.draft(im.mode, (-(-width // factor), -(-height // factor)))
+
+
+def _decode(path: Path, max_pixels: int, bgr: bool, min_side: int | None) -> tuple[np.ndarray, float]:
     im = open_image(path, max_pixels)
     try:
         with im:
+            full_width = im.size[0]
+            if min_side is not None:
+                _draft(im, min_side)
             im.load()  # raises OSError for truncated/corrupt data (LOAD_TRUNCATED_IMAGES stays off)
             orientation = orientation_of(im)
             width, height = im.size
@@ -338,4 +368,4 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False
         raise ImageLoadError(path, f"corrupt or truncated image data ({exc})") from exc
     except MemoryError as exc:
         raise ImageLoadError(path, "not enough memory to decode image") from exc
-    return out
+    return out, full_width / width
