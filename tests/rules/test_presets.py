@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rules import HandError, score
+from rules import HandError, items, score
 from rules.errors import ERROR_WORDS
 from rules.hand import WIN_FLAGS
+from rules.preset_model import ItemRule
 from rules.presets import PRESETS, Label, Option
 
 PRESET_NAMES = sorted(PRESETS)
@@ -14,6 +15,15 @@ PRESET_NAMES = sorted(PRESETS)
 
 def _complete(w: Label) -> bool:
     return all(x.strip() for x in (w.zh, w.en, w.help_zh, w.help_en))
+
+
+def test_every_item_of_a_preset_is_a_row_of_the_catalogue():
+    rows = [row for row in vars(items).values() if isinstance(row, ItemRule)]
+    assert all(_complete(row.words) for row in rows)
+    by_count = {(row.side, row.key, row.count) for row in rows}
+    for p in PRESETS.values():
+        for item in (*p.winner_items, *p.loser_items):
+            assert (item.side, item.key, item.count) in by_count, (p.name, item.key)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
