@@ -32,7 +32,7 @@ def main() -> int:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    import tests.test_e2e_browser as E
+    import tests.ui.test_browser as E
 
     opts = Options()
     opts.binary_location = str(E.CHROMIUM)

@@ -3,7 +3,7 @@
 Why this module exists: the page reads a photo once (decode upright and size-checked, detect, propose
 the layout) and then only edits the result as the player corrects it; Streamlit keeps that result in
 session state as one `Photo`. Building it, including the bundled sample photo and the boxes a player
-adds or types, is logic, not layout, so it lives here and is unit-tested (tests/test_photo_state.py);
+adds or types, is logic, not layout, so it lives here and is unit-tested (tests/page/test_photo_state.py);
 app.py draws widgets on it. Notes and errors are `Words` (Chinese and English): the page picks one.
 """
 

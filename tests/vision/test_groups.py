@@ -10,7 +10,7 @@ import pytest
 from vision import groups
 from vision.evaluate import ImageResult, tiles_returned
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_source_id_joins_augmented_variants():

@@ -1,14 +1,14 @@
-"""Fault-injection driver for tests/test_labels_faults.py (run as a script, prints one JSON object).
+"""Fault-injection driver for tests/vision/test_labels_faults.py (run as a script, prints one JSON object).
 
 Why a separate process: the scenarios fork children and kill them with SIGKILL, race several
 processes, lower the file-size limit or run inside a tiny tmpfs. Forking pytest itself (threads,
 capture) would be unsafe; this fresh interpreter imports only the label store, then forks.
 
-    python tests/labels_faults_driver.py kill ROOT TRIALS SEED      random kill -9 during saves
-    python tests/labels_faults_driver.py crashpoints ROOT           kill -9 at every syscall of a save
-    python tests/labels_faults_driver.py race ROOT PROCS ROUNDS     processes saving the same photo
-    python tests/labels_faults_driver.py fsize ROOT                 a real short write (RLIMIT_FSIZE)
-    python tests/labels_faults_driver.py fill ROOT                  save until the disk is full
+    python tests/vision/labels_faults_driver.py kill ROOT TRIALS SEED      random kill -9 during saves
+    python tests/vision/labels_faults_driver.py crashpoints ROOT           kill -9 at every syscall of a save
+    python tests/vision/labels_faults_driver.py race ROOT PROCS ROUNDS     processes saving the same photo
+    python tests/vision/labels_faults_driver.py fsize ROOT                 a real short write (RLIMIT_FSIZE)
+    python tests/vision/labels_faults_driver.py fill ROOT                  save until the disk is full
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from vision import fonts
 from vision.fonts import FONTS_DIR, SHIPPED_CJK_FONT, missing_chars
 from vision.synth import drawn
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Hanzi, CJK punctuation and full-width forms: what Chinese text draws (emoji in HTML pages do not).
 CJK_RANGES = ((0x3000, 0x303F), (0x4E00, 0x9FFF), (0xFF00, 0xFFEF))
 

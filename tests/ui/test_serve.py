@@ -15,9 +15,9 @@ import pytest
 
 from page import cert as C
 from page import serve
-from tests.test_cert import available_tools
+from tests.page.test_cert import available_tools
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ["192.168.1.23", "localhost", "127.0.0.1"]
 
 

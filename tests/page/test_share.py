@@ -15,7 +15,7 @@ from page import share
 from page.share import ShareError
 from vision.fonts import SHIPPED_CJK_FONT, missing_chars
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 NAMES = {"E": "老王", "S": "小李"}
 
 

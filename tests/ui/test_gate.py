@@ -17,7 +17,7 @@ import pytest
 
 from page import gate as G
 from page.lan_proxy import GateServer, start_in_thread, stop
-from tests.gate_client import send_partly
+from tests.ui.gate_client import send_partly
 
 PIN = "482913"
 APP = b"<html>the scorebook: dongjia +250</html>"

@@ -7,7 +7,7 @@ import json
 import rules
 from page.explain import explain_error, explain_invalid, fan_rows, hun_lines, payments
 from page.situation import Situation, WinnerTiles, build_hand
-from tests.test_situation import EXAMPLES, _ly1
+from tests.page.test_situation import EXAMPLES, _ly1
 
 
 def test_explain_invalid_names_what_is_missing():

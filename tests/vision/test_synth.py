@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from tests.synth_marks import needs_font, needs_real
+from tests.vision.synth_marks import needs_font, needs_real
 from vision.classes import BACK_ID, CLASS_NAMES, NUM_CLASSES
 from vision.synth import cli, drawn
 from vision.synth.faces import FACE_H, FACE_W, load_face_bank

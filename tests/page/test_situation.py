@@ -12,7 +12,7 @@ from page.explain import explain_error
 from page.situation import Situation, WinnerTiles, build_hand, count_check, meld_kind_for
 from rules.names import tile_name
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _ly1() -> tuple[WinnerTiles, Situation]:

@@ -14,8 +14,8 @@ from vision.adapt import AdaptConfig, AdaptError, adapt, read_progress
 from vision.detect import DEFAULT_MODEL, MODELS_DIR, detect, load_model
 from vision.imageio import load_image
 
-FIXTURES = Path(__file__).parent / "fixtures" / "vision"
-REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _saved_photos(root: Path) -> Path:

@@ -5,7 +5,7 @@ model so these flows run without `models/`: it "reads" the bundled sample photo 
 finds nothing on a blank photo, 40 tiles on a wide one, and a marked photo as a known hand. One test
 uses the shipped model when present. Widget keys belong to one hand (`page.hand_sync.widget_key`),
 so widgets are found by the end of their key. AppTest is not the browser: what the frontend keeps
-(a text field of the last hand) is checked in tests/test_e2e_browser.py.
+(a text field of the last hand) is checked in tests/ui/test_browser.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.fake_reader import CALLS, FakeDetection, fake_detect, marked_photo  # noqa: F401 - plug-in path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "datasets" / "samples"
 MODEL = ROOT / "models" / "model.json"

@@ -1,6 +1,6 @@
 """Fault injection on the saved-label store (issue 12): kill -9, races, short writes, a full disk.
 
-The process-level scenarios run in tests/labels_faults_driver.py (a fresh interpreter that forks);
+The process-level scenarios run in tests/vision/labels_faults_driver.py (a fresh interpreter that forks);
 they are started together, in parallel, the first time a test needs one, and each test reads its
 scenario's JSON. Scratch folders live on /dev/shm when it exists: a killed process loses nothing
 that reached the page cache, so these tests need no disk durability, and fsync costs nothing there.
@@ -26,7 +26,7 @@ from vision.labels_check import check
 from vision.labelstore import STAGING, LabelBox, complete_examples, read_manifest, save_example
 
 DRIVER = Path(__file__).with_name("labels_faults_driver.py")
-REPO = DRIVER.parent.parent
+REPO = DRIVER.parents[2]
 SCENARIOS = {
     "kill": ["kill", "{root}", "30", "12"],
     "crashpoints": ["crashpoints", "{root}"],

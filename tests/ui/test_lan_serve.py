@@ -24,11 +24,11 @@ import pytest
 
 from page import gate as G
 from page.serve import stop
-from tests.gate_client import send_partly
-from tests.test_cert import available_tools
+from tests.ui.gate_client import send_partly
+from tests.page.test_cert import available_tools
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = """
 import streamlit as st
 open({ran!r}, "a").write("x")

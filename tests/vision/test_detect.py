@@ -16,8 +16,8 @@ from vision.data import read_labels
 from vision.detect import DEFAULT_MODEL, Detection, choose_view, detect, load_model
 from vision.evaluate import iou_matrix
 
-FIXTURES = Path(__file__).parent / "fixtures" / "vision"
-REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
+REPO = Path(__file__).resolve().parents[2]
 #: Minimum tiles read right (IoU >= 0.5, right class) per fixture at the shipped operating point.
 MIN_RIGHT = {"tiles_grid": 12, "hand_rack": 10}
 

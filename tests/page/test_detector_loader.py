@@ -15,8 +15,8 @@ def fake_run(rgb: np.ndarray) -> list:
 
 
 def test_plugin_detector_calls_the_named_function():
-    det = plugin_detector("tests.test_detector_loader:fake_run")
-    assert isinstance(det, Detector) and det.version == "plugin:tests.test_detector_loader:fake_run"
+    det = plugin_detector("tests.page.test_detector_loader:fake_run")
+    assert isinstance(det, Detector) and det.version == "plugin:tests.page.test_detector_loader:fake_run"
     assert det.run(np.zeros((2, 3, 3), np.uint8)) == [("seen", (2, 3, 3))]
 
 

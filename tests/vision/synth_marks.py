@@ -1,7 +1,7 @@
 """Skip marks shared by the synthetic-scene tests: the real set is a machine thing.
 
 The CJK font for the drawn faces is shipped (vision/assets/fonts), so `needs_font` skips only when
-`$VISION_CJK_FONT` names a missing file or the checkout lost the font; tests/test_fonts.py fails then.
+`$VISION_CJK_FONT` names a missing file or the checkout lost the font; tests/vision/test_fonts.py fails then.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ app.py`, no sideways scrolling, upload a photo, tap the orange tile, fix it with
 Needs the Debian packages `chromium` and `chromium-driver` (/usr/bin/chromium, /usr/bin/chromedriver)
 and the Python package `selenium`; skips with the reason when any is missing. Nothing is downloaded:
 Selenium is pointed at the system chromedriver, and Chromium runs with its network features off.
-The fake detector of tests/test_app.py stands in for the model, so the flow is the same with or
+The fake detector of tests/ui/test_app.py stands in for the model, so the flow is the same with or
 without `models/`. Set SAVE_SCREENSHOT=path.png to keep full-page screenshots of the scored sample at
 phone size (path.png) and desktop size (path-desktop.png): the README's docs/screenshot-phone.png and
 docs/screenshot.png are made this way.
@@ -29,7 +29,7 @@ from PIL import Image
 
 from page.serve import stop
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 

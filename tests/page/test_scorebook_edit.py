@@ -14,7 +14,7 @@ import rules
 from page import scorebook as sb
 from page.scorebook import Scorebook, ScorebookError
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _example(name: str, **changes) -> tuple[dict, dict]:

@@ -135,7 +135,7 @@ def test_not_an_image_after_ultralytics_patched_pillow(tmp_path, capsys):
 
 # ------------------------------------------------------------------ every colour mode (issue 12)
 
-FIXTURE = Path(__file__).parent / "fixtures" / "vision" / "hand_rack.jpg"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "vision" / "hand_rack.jpg"
 
 
 @pytest.fixture(scope="module")
@@ -363,7 +363,7 @@ def test_50_mp_16_bit_photo_memory(tmp_path):
     path = tmp_path / "big16.png"
     Image.fromarray(wide).save(path, compress_level=1)
     del wide
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])
     out = subprocess.run(
         [sys.executable, "-c", _PEAK.format(root=root, path=str(path))],
         capture_output=True,

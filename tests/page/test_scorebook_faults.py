@@ -17,7 +17,7 @@ from page.hand_store import HandStore
 from page.scorebook import FAULT_KINDS, Scorebook, ScorebookError
 from page.words import Words
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _example(name: str = "LY-1") -> tuple[dict, dict]:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.synth_marks import HAS_REAL, needs_font, needs_real
+from tests.vision.synth_marks import HAS_REAL, needs_font, needs_real
 from vision.classes import CLASS_NAMES
 from vision.synth import cli, drawn, photo, scene, seat, table, tiles
 from vision.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
