@@ -17,7 +17,7 @@ from page import scorebook as sb
 from page.scorebook import Scorebook, ScorebookError
 from rules.preset_model import DealerRule
 
-EXAMPLES = Path(__file__).parent / "examples"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 
 
 def _example(name: str) -> tuple[dict, dict]:
