@@ -295,6 +295,7 @@ def _writer(path: str, tag: str, n: int, start, errors) -> None:
         errors.put(f"{tag}: {type(exc).__name__}: {exc}")
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_do_not_corrupt_it(tmp_path):
     path = tmp_path / "shared.sqlite"
     ctx = mp.get_context("spawn")

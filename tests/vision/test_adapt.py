@@ -16,6 +16,7 @@ from vision.imageio import load_image
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "vision"
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # every test here trains or runs the CLI
 
 
 def _saved_photos(root: Path) -> Path:

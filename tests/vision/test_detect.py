@@ -58,6 +58,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_reads_fixture_photos_and_reports_bad_files(tmp_path):
     bad = tmp_path / "broken.jpg"
     bad.write_text("not a photo")
@@ -79,6 +80,7 @@ def test_cli_reads_fixture_photos_and_reports_bad_files(tmp_path):
         assert right >= MIN_RIGHT[name], f"{name}: only {right} tiles right"
 
 
+@pytest.mark.slow
 def test_cli_folder_and_missing_model(tmp_path):
     proc = _cli(str(FIXTURES), "--json", "--conf", "0.5")
     assert proc.returncode == 0, proc.stderr
@@ -210,6 +212,7 @@ def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
     assert choose_view(5.0, []) == -1
 
 
+@pytest.mark.slow
 def test_evaluate_cli_on_the_fixture_photos(tmp_path):
     """`python -m vision evaluate` on a folder of the two fixture photos: JSON report with the
     measured numbers; `--plain-view-only` runs too; a missing dataset is one clear line."""

@@ -98,6 +98,7 @@ def test_drawn_faces_use_the_shipped_font_unless_one_is_named(monkeypatch: pytes
     assert drawn.find_cjk_font() == other
 
 
+@pytest.mark.slow
 def test_fonttools_is_not_needed_to_run() -> None:
     code = "import sys, page.share, vision.synth.drawn, vision.fonts\nsys.exit('fontTools' in sys.modules)\n"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

@@ -351,6 +351,7 @@ print(photo.rgb.shape, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - bas
 """
 
 
+@pytest.mark.slow
 def test_50_mp_16_bit_photo_memory(tmp_path):
     """A 50 MP 16-bit grey PNG (a small file) read by the page costs at most 400 MB over the
     process's size before: the output (150 MB) plus its decoded pixels, not float copies."""

@@ -160,6 +160,7 @@ def test_missing_layout_is_created(tmp_path: Path, missing):
     assert target.exists() and check(root) == []
 
 
+@pytest.mark.slow
 def test_python_m_vision_labels_check(tmp_path: Path):
     root = tmp_path / "ds"
     _damaged(root)

@@ -69,6 +69,7 @@ def _result(driven: dict[str, subprocess.Popen], name: str) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_30_kill_9_during_saves_leave_nothing_partial_for_training(driven):
     res = _result(driven, "kill")
     trials = res["trials"]
@@ -81,6 +82,7 @@ def test_30_kill_9_during_saves_leave_nothing_partial_for_training(driven):
     assert res["after_repair"]["partial_visible"] == 0 and res["save_after"]
 
 
+@pytest.mark.slow
 def test_kill_9_at_every_file_system_call_of_a_save(driven):
     """Crash points 1, 2, ... of three saves (a new photo, a fix of a saved photo, a photo whose
     earlier manifest line was lost) until the save runs through."""
@@ -97,6 +99,7 @@ def test_kill_9_at_every_file_system_call_of_a_save(driven):
         assert any(c["debris"] for c in runs), "no crash point left anything for the check to find"
 
 
+@pytest.mark.slow
 def test_four_processes_saving_the_same_photo_store_it_once_per_round(driven):
     res = _result(driven, "race")
     assert res["stored_per_round"] == [1] * 30
@@ -104,6 +107,7 @@ def test_four_processes_saving_the_same_photo_store_it_once_per_round(driven):
     assert res["debris"] == [] and res["partial_visible"] == 0
 
 
+@pytest.mark.slow
 def test_a_real_short_write_on_the_manifest_fails_cleanly(driven):
     """RLIMIT_FSIZE makes the kernel write part of the manifest line, then refuse (EFBIG)."""
     res = _result(driven, "fsize")
@@ -206,6 +210,7 @@ def _can_mount_tmpfs() -> bool:
     return probe.stdout.strip() == "ok"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _can_mount_tmpfs(), reason="no user namespace to mount a small tmpfs in")
 def test_a_really_full_disk(tmp_path):
     """Save into a 2 MB tmpfs until it is full (the simulated cases above always run)."""
