@@ -1,4 +1,4 @@
-"""How long the player waits on the page (issue 10: the scored sample within 3 s of the first request).
+"""How long the player waits on the page (target: the scored sample within 3 s of the first request).
 
 First load, measured the way a phone sees it: a real `streamlit run app.py` (the same flags as
 `make app`) and headless Chromium (/usr/bin/chromium via Selenium) emulating a 390 x 844 phone. Each
@@ -14,7 +14,7 @@ health check runs the page once, which loads the model); the first visit after t
 apart (`--no-warm`: the first visit loads the model itself). The target is the median over the
 following visits, "on a warm server", in a new browser each time and in a returning one.
 
-Second, without a browser, what the page computes when a photo arrives (issue 4: ≤ 2 s): decode,
+Second, without a browser, what the page computes when a photo arrives (target: ≤ 2 s): decode,
 detect, layout, score and draw, on the sample as shipped and upscaled to a 12 MP phone JPEG.
 
 Run: `python benchmarks/bench_app.py [--n 7] [--fake] [--part first-load|photo] [--baseline]`

@@ -1,7 +1,7 @@
 """Scoring speed: hands per second on a mixed corpus and the worst case (four 混), in one process.
 
 Run: `python benchmarks/bench_rules.py [--n 3000] [--seed 7]`. Prints medians over repeats.
-Targets (issue #2): <= 1 ms per hand on the mixed corpus, <= 5 ms for the worst case.
+Targets: <= 1 ms per hand on the mixed corpus, <= 5 ms for the worst case.
 """
 
 from __future__ import annotations

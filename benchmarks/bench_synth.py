@@ -1,7 +1,7 @@
 """Synthetic scene generation speed, with and without the domain randomisation (vision.synth.vary).
 
 Renders the same scenes in this process for each setting: every switch off (the generator before
-issue 9), all on (the default), and all on but one, so each variation's cost shows.  Times are
+the variations), all on (the default), and all on but one, so each variation's cost shows.  Times are
 process CPU seconds (one core), so a busy machine changes them less than wall time; scenes/s on
 one core is 1 / (CPU s per scene).  Drawn faces (`--drawn-share`) are not timed: they come from a
 cached bank and cost the same as real faces per scene.
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--leave-one-out", action="store_true", help="also time all-but-one for every switch")
     args = p.parse_args(argv)
     load_face_bank()  # build or read the cache before timing
-    settings = [("none (before issue 9)", NONE), ("all (default)", ALL)]
+    settings = [("none (no variation)", NONE), ("all (default)", ALL)]
     if args.leave_one_out:
         settings += [(f"all but {n}", dataclasses.replace(ALL, **{n: False})) for n in Variations.names()]
     print(f"{args.n} scenes per setting, seed {args.seed}")

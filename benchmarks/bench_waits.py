@@ -5,7 +5,7 @@ Run: `python benchmarks/bench_waits.py [--n 1000] [--seed 7]`. The corpus is the
 tile taken out, so every hand is waiting on something. Each hand is timed on its own (best of
 `--repeats`, in CPU time of this process, so that other jobs on a shared machine do not count);
 the median, 90th percentile and maximum over hands are printed.
-Target (issue 11): median <= 5 ms per hand.
+Target: median <= 5 ms per hand.
 """
 
 from __future__ import annotations

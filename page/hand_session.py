@@ -1,6 +1,6 @@
 """The hand in progress as one object: its photo and tiles, the players' inputs, and what they score.
 
-Why this module exists: a hand used to be ~60 loose session keys and widget values. Inputs of one
+Why this module exists: a hand used to be dozens of loose session keys and widget values. Inputs of one
 hand leaked into the next (a loser's 碰中 from hand 3 stayed in the browser's text field and gave
 West 大哥大 in hand 4), a reload lost the hand, and a forgotten winner scored as 东家 自摸. Here a
 hand is one `HandSession`: every user action is one method (a command), every per-hand input lives

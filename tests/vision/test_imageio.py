@@ -133,7 +133,7 @@ def test_not_an_image_after_ultralytics_patched_pillow(tmp_path, capsys):
     assert capsys.readouterr().out == ""
 
 
-# ------------------------------------------------------------------ every colour mode (issue 12)
+# ------------------------------------------------------------------ every colour mode
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "vision" / "hand_rack.jpg"
 

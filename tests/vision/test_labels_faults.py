@@ -1,4 +1,4 @@
-"""Fault injection on the saved-label store (issue 12): kill -9, races, short writes, a full disk.
+"""Fault injection on the saved-label store: kill -9, races, short writes, a full disk.
 
 The process-level scenarios run in tests/vision/labels_faults_driver.py (a fresh interpreter that forks);
 they are started together, in parallel, the first time a test needs one, and each test reads its

@@ -177,7 +177,8 @@ def test_empty_input() -> None:
 
 @pytest.mark.skipif(not (DEFAULT_SOURCE / "train" / "images").is_dir(), reason="real tile set absent")
 def test_generated_scenes_exact_layout(tmp_path: Path) -> None:
-    """Ground-truth boxes as detections: 300-scene runs measured 99.7–100 % (four seeds); demand 90 %."""
+    """Ground-truth boxes as detections: at least 90 % of generated scenes read exactly
+    (benchmarks/bench_layout.py measures the rate on more scenes)."""
     from vision.synth.cli import generate, scene_name
 
     n = 40
