@@ -159,10 +159,11 @@ ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
 #: Both bars keep ordinary photos on the plain view (what the rule does on ordinary photos is
 #: measured in models/MODEL_CARD.md).
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
-#: The aspect views are not even computed when the plain view already reads this much confident-tile
-#: mass: a view would then need twice as much (18 tiles) to win, more than a winning hand has, so
-#: on an ordinary photo of a hand the four extra detector passes could not change the reading.
-ASPECT_SKIP_MASS = 9.0
+#: The aspect views are computed only when the plain view says the photo may be distorted: fewer
+#: than ASPECT_MIN_TILES confident tiles, or tiles whose median long/short side ratio exceeds
+#: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest aspect
+#: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
+ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
 
 #: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this long side:
 #: the detector never looks at more (MID_SIDE), and the tiles of a phone photo of a hand are still
@@ -239,6 +240,14 @@ class _ViewReading:
         c = self.tile_conf()
         return float(c[c >= conf].sum())
 
+    def looks_distorted(self, conf: float) -> bool:
+        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO)."""
+        b = self.boxes[self.tile_conf() >= conf]
+        if len(b) < ASPECT_MIN_TILES:
+            return True
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6))) > ASPECT_MAX_RATIO
+
 
 def _read_view(
     tm: TileModel,
@@ -292,14 +301,14 @@ def _best_reading(tm: TileModel, pixels: _Pixels, floor: float, aspect_views: bo
     Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
     score is at most its detector mass (class probabilities are <= 1), so faces are read only in
     views that could still win; the chosen view is read again only when the caller asked for
-    lower-confidence candidates too. A plain view with ASPECT_SKIP_MASS or more needs none.
+    lower-confidence candidates too. A plain view that does not look distorted needs none.
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
     base = plain.score(tm.conf)
-    if not (aspect_views and ASPECT_VIEWS) or base >= ASPECT_SKIP_MASS:
+    if not (aspect_views and ASPECT_VIEWS) or not plain.looks_distorted(tm.conf):
         return plain
     bar = switch_bar(base)
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
