@@ -24,8 +24,8 @@ import pytest
 
 from page import gate as G
 from page.serve import stop
-from tests.ui.gate_client import send_partly
 from tests.page.test_cert import available_tools
+from tests.ui.gate_client import send_partly
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
