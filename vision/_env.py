@@ -31,3 +31,12 @@ def keep_pil_open_offline() -> None:
     except ImportError:  # pragma: no cover - ultralytics is a dependency
         return
     patches._pil_plugins_registered = True
+
+
+def use_every_core() -> None:
+    """Let torch use every core when ultralytics picks the CPU: it sets one thread fewer than the
+    machine has (leaving one to its data loaders), which on a 2-core laptop makes reading a photo,
+    the only work on the machine while the player waits for it, far slower."""
+    from ultralytics.utils import torch_utils
+
+    torch_utils.NUM_THREADS = max(1, os.cpu_count() or 1)

@@ -92,7 +92,9 @@ class TileModel:
 def _load_yolo(path: Path) -> object:
     """The YOLO detector in `path`, loaded without unpickling code (vision.safe_weights)."""
     _env.keep_pil_open_offline()
-    return safe_weights.load_detector(path)
+    detector = safe_weights.load_detector(path)
+    _env.use_every_core()
+    return detector
 
 
 @lru_cache(maxsize=4)
@@ -165,10 +167,11 @@ ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
 #: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
 ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
 
-#: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this long side:
-#: the detector never looks at more (MID_SIDE), and the tiles of a phone photo of a hand are still
-#: wider than the classifier's crop there (else the faces are cut from the full-size decode).
-DECODE_SIDE = MID_SIDE
+#: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this many times
+#: the detector's input size on the long side: every view (plain or squeezed) is still an area
+#: average of at least two decoded pixels per detector pixel, and the tiles of a phone photo of a
+#: hand are still wider than the classifier's crop there (else faces come from the full decode).
+DECODE_FACTOR = 2
 
 
 def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -386,7 +389,7 @@ def detect(
     tm = model if isinstance(model, TileModel) else load_model(model)
     threshold = tm.tile_conf if conf is None else float(conf)
     if isinstance(image, (str, Path)):
-        reduced, scale = load_image_reduced(image, DECODE_SIDE)
+        reduced, scale = load_image_reduced(image, DECODE_FACTOR * tm.det_imgsz)
         pixels = _Pixels(reduced, scale, Path(image))
     else:
         pixels = _Pixels(np.asarray(image))

@@ -318,7 +318,9 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False
     return _decode(Path(path), max_pixels, bgr, None)[0]
 
 
-def load_image_reduced(path: str | Path, min_side: int, max_pixels: int = MAX_PIXELS) -> tuple[np.ndarray, float]:
+def load_image_reduced(
+    path: str | Path, min_side: int, max_pixels: int = MAX_PIXELS
+) -> tuple[np.ndarray, float]:
     """The upright RGB image decoded at reduced size where the format allows it cheaply, and the
     factor from its pixels to the full image's (1.0 when decoded at full size).
 
