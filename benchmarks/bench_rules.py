@@ -1,4 +1,5 @@
-"""Scoring speed: hands per second on a mixed corpus and the worst case (four 混), in one process.
+"""Scoring speed: hands per second on a mixed corpus (in all and per preset of `rules.PRESETS`) and
+the worst case (four 混), in one process.
 
 Run: `python benchmarks/bench_rules.py [--n 3000] [--seed 7]`. Prints medians over repeats.
 Targets: <= 1 ms per hand on the mixed corpus, <= 5 ms for the worst case.
@@ -16,21 +17,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rules import HandError, parse_hand, score  # noqa: E402
+from rules import PRESETS, HandError, parse_hand, score  # noqa: E402
 from rules import tiles as T  # noqa: E402
-from rules.presets import PRESETS as PRESET_TABLE  # noqa: E402
-from rules.presets import wind_order  # noqa: E402
+from rules.presets import has_winds, wind_order  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "tests" / "examples"
-PRESETS = ("liaoyang", "liaoyang-online", "anshan")
 
 
 def random_hand(rnd: random.Random) -> dict | None:
-    """A winning-shaped hand (sets + pair), some tiles turned into 混, 0-2 melds."""
-    preset = rnd.choice(PRESETS)
-    types = [t for t in range(T.N_TYPES) if preset != "liaoyang" or not T.is_wind(t)]
+    """A winning-shaped hand (sets + pair) of any preset in `rules.PRESETS`, with its default options:
+    some tiles turned into 混, 0-2 melds."""
+    preset = rnd.choice(tuple(PRESETS))
+    winds = has_winds(PRESETS[preset], {})
+    types = [t for t in range(T.N_TYPES) if winds or not T.is_wind(t)]
     indicator = rnd.choice(types)
-    hun = T.hun_of(indicator, wind_order(PRESET_TABLE[preset], {}))
+    hun = T.hun_of(indicator, wind_order(PRESETS[preset], {}))
     used = {indicator: 1}
     groups = []
     while len(groups) < 5:
@@ -111,7 +112,7 @@ WORST = {
 
 
 def hun_count(hand: dict) -> int:
-    order = wind_order(PRESET_TABLE[hand["preset"]], hand.get("options", {}))
+    order = wind_order(PRESETS[hand["preset"]], hand.get("options", {}))
     hun = T.code(T.hun_of(T.parse_code(hand["indicator"]), order))
     tiles = hand["players"][hand["winner"]]["concealed"] + [hand["win"]["tile"]]
     return sum(1 for t in tiles if T.code(T.parse_code(t)) == hun)
@@ -140,6 +141,12 @@ def main() -> None:
     print(
         f"mixed corpus: {len(hands)} hands ({valid} valid), median {mixed:.3f} ms/hand, {1000 / mixed:.0f} hands/s"
     )
+    for name in PRESETS:  # every preset in the table, a new one too
+        mine = [h for h in hands if h["preset"] == name]
+        if mine:
+            print(f"  {name}: {len(mine)} hands, median {per_hand_ms(mine, args.repeats):.3f} ms/hand")
+        else:
+            print(f"  {name}: no hand in the corpus")
     worst = per_hand_ms([WORST] * 50, args.repeats)
     print(f"worst case (4 混, 七对 or standard, {score(WORST).form}): median {worst:.3f} ms/hand")
     four = [h for h in hands if hun_count(h) == 4]

@@ -25,7 +25,7 @@ _FLAG_FALLBACK = {
 
 
 def _words(w: object, fallback: Words) -> Words:
-    """rules.presets.Words (zh, en, help) → page Words; empty or missing → `fallback`."""
+    """A `rules.preset_model.Label` (its `zh`, `en`) → page Words; empty or missing → `fallback`."""
     zh, en = getattr(w, "zh", ""), getattr(w, "en", "")
     return Words(zh or fallback.zh, en or zh or fallback.en)
 

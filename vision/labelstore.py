@@ -21,7 +21,7 @@ their line) is found and mended by `python -m vision labels check DIR --repair`.
 Readers: `complete_examples(root)` (used by `vision.data.split_images`, hence training, adapt and
 evaluate) returns only complete examples, and of a photo saved several times only the newest.
 
-Guarantees (tests/test_labelstore.py, tests/test_labels_faults.py): a photo's split depends only
+Guarantees (tests/vision/test_labelstore.py, tests/vision/test_labels_faults.py): a photo's split depends only
 on its pixels (content hash); the same photo with the same boxes is stored once, even by several
 processes at once (`fcntl` lock); the same photo with different boxes (saved again after a fix) is
 stored as a new version beside the old one, and the newest wins; nothing is ever overwritten

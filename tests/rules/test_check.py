@@ -346,6 +346,7 @@ def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_check_prints_every_problem():
     h = _ly1(indicator=None)
     h["players"]["S"]["concealed"][0] = "0m"
@@ -364,6 +365,7 @@ def test_cli_check_prints_every_problem():
     assert ok.returncode == 0 and ok.stdout == "ok\n"
 
 
+@pytest.mark.slow
 def test_cli_check_jsonl():
     batch = "\n".join([json.dumps(LY1), "{", json.dumps(_ly1(indicator=None))]) + "\n"
     proc = _run("--jsonl", "-", stdin=batch)

@@ -53,6 +53,7 @@ def test_a_key_given_twice_is_an_error_naming_it(text, field):
     assert (e.value.field, e.value.code, str(e.value)) == (field, "DUPLICATE_KEY", f"{field}: given twice")
 
 
+@pytest.mark.slow
 def test_a_key_given_twice_in_every_mode(tmp_path):
     text = _twice(VALID, "preset", '"anshan"')
     hand = tmp_path / "hand.json"
@@ -89,6 +90,7 @@ def test_nested_flag_given_twice():
 # ---- the byte order mark -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bom_opening_a_batch_is_accepted():
     proc = _run(
         "score", "--jsonl", "-", stdin=b"\xef\xbb\xbf" + VALID.encode() + b"\n" + VALID.encode() + b"\n"
@@ -102,6 +104,7 @@ def test_a_bom_opening_a_batch_is_accepted():
 # ---- far too long ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_lines_at_and_over_the_limit():
     at_limit = b" " * (MAX_INPUT - len(VALID.encode())) + VALID.encode()  # a hand padded to the limit
     over = b" " + at_limit
@@ -139,6 +142,7 @@ def _measure(*args: str) -> tuple[int, int, str]:
     return int(rc), int(grown), eval(out)  # noqa: S307 - our own repr() of a string
 
 
+@pytest.mark.slow
 def test_a_100_mb_line_is_skipped_without_reading_it_whole(tmp_path):
     big = tmp_path / "big.jsonl"
     with big.open("wb") as f:

@@ -91,6 +91,7 @@ def test_bad_input_api(name):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["unknown tile", "wind in liaoyang", "five copies", "kong_replacement on a discard"]
 )
@@ -107,6 +108,7 @@ def test_bad_input_cli_exit_2_one_line(name, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["", "{", "[1, 2]", '{"version": 1', "null"])
 def test_malformed_json(text):
     proc = subprocess.run(
@@ -116,6 +118,7 @@ def test_malformed_json(text):
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_missing_file():
     proc = subprocess.run(
         [sys.executable, "-m", "rules", "score", "/nonexistent/hand.json"],

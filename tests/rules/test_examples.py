@@ -43,6 +43,7 @@ def test_example_api(path: Path):
     _check(case["expect"], score(case["hand"]).to_dict())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_cli(path: Path, tmp_path: Path):
     case = _load(path)
@@ -60,6 +61,7 @@ def test_example_cli(path: Path, tmp_path: Path):
     _check(case["expect"], json.loads(proc.stdout))
 
 
+@pytest.mark.slow
 def test_jsonl_batch_keeps_order_and_survives_bad_lines(tmp_path: Path):
     cases = [_load(p) for p in EXAMPLES]
     lines = [json.dumps(c["hand"], ensure_ascii=False) for c in cases]
@@ -83,6 +85,7 @@ def test_jsonl_batch_keeps_order_and_survives_bad_lines(tmp_path: Path):
             _check(case["expect"], result)
 
 
+@pytest.mark.slow
 def test_text_table_is_readable():
     case = _load(next(p for p in EXAMPLES if p.stem == "LY-1"))
     proc = subprocess.run(
@@ -100,6 +103,7 @@ def test_text_table_is_readable():
     assert "东 -4" in out and "南 +10" in out and "西 -4" in out and "北 -2" in out
 
 
+@pytest.mark.slow
 def test_cli_accepts_a_worked_example_file_as_is():
     path = next(p for p in EXAMPLES if p.stem == "LY-2")
     proc = subprocess.run(

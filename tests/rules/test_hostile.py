@@ -117,6 +117,7 @@ BATCH: list[bytes] = [
 ]
 
 
+@pytest.mark.slow
 def test_hostile_batch_is_answered_line_for_line(tmp_path):
     batch = tmp_path / "hostile.jsonl"
     batch.write_bytes(b"\n".join(BATCH))
@@ -139,6 +140,7 @@ def test_hostile_batch_is_answered_line_for_line(tmp_path):
             assert result["error"].startswith(f"line {k}: ") and result["code"] in ERROR_WORDS, (k, result)
 
 
+@pytest.mark.slow
 def test_jsonl_answers_each_line_as_soon_as_it_is_read():
     proc = subprocess.Popen(
         [sys.executable, "-m", "rules", "score", "--jsonl", "-"],
@@ -173,6 +175,7 @@ def test_jsonl_answers_each_line_as_soon_as_it_is_read():
         proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("i", [0, 2, 4, 7, 17, 18])
 def test_cli_single_hand_hostile_exit_2_one_line(i, tmp_path):
     text, field = HOSTILE[i]
@@ -187,6 +190,7 @@ def test_cli_single_hand_hostile_exit_2_one_line(i, tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_cli_invalid_utf8_file_is_one_error_line(tmp_path):
     f = tmp_path / "hand.json"
     f.write_bytes(b'{"version": 1, "preset": "\xff"}')

@@ -140,6 +140,7 @@ def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_cli_waits_json_text_and_example_files():
     proc = _run(str(EXAMPLES / "LY-1.json"))  # a worked example file: its hand, winning tile ignored
     assert proc.returncode == 0, proc.stderr
@@ -148,6 +149,7 @@ def test_cli_waits_json_text_and_example_files():
     assert proc.returncode == 0 and proc.stdout.startswith("听 六万 +10 · 四饼 +10 · 七饼 +20")
 
 
+@pytest.mark.slow
 def test_cli_waits_errors_and_batches():
     proc = _run("-", stdin='{"version": 1, "preset": "shenyang"}')
     assert proc.returncode == 2 and proc.stderr.startswith("error: preset: ")
@@ -157,6 +159,7 @@ def test_cli_waits_errors_and_batches():
     assert len(out) == 3 and out[0]["waits"] and "error" in out[1] and out[2]["preset"] == "anshan"
 
 
+@pytest.mark.slow
 def test_a_wait_whose_copies_sit_elsewhere_is_still_listed():
     """SPEC [Amb-24] revised: only the winner's own tiles limit a wait (here all four 9m are in E's
     明杠, and in the 宝 case three in E's hand and the 宝)."""
