@@ -127,7 +127,8 @@ def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np
 
     from vision.detect import detect, load_model
 
-    tm = replace(load_model(weights), conf=conf, det_imgsz=imgsz)  # bare weights: single-stage
+    base = load_model(weights)  # bare weights: single-stage
+    tm = replace(base, op=replace(base.op, conf=conf), det_imgsz=imgsz)
     # The plain view only: these are ordinary photos, and with no classifier to read faces the
     # aspect views' choice would rest on detector confidence alone (it took 406 boxes, not 276).
     return lambda rgb: np.array([d.xyxy for d in detect(rgb, model=tm, aspect_views=False)])

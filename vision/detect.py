@@ -23,16 +23,13 @@ import numpy as np
 from vision import _env, manifest, safe_weights
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.imageio import load_image, load_image_reduced
+from vision.operating_point import DEFAULT, OperatingPoint
 from vision.suppress import keep_one_per_tile
 from vision.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles
 
 MODELS_DIR = _env.REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "model.json"
 MAX_ALTERNATIVES = 5
-#: Defaults for a model.json that predates tile_conf / face_conf (format 1): the old joint
-#: operating point, and "unsure" below an even chance for the face.
-DEFAULT_TILE_CONF = 0.25
-DEFAULT_FACE_CONF = 0.5
 
 
 @dataclass
@@ -76,12 +73,22 @@ class TileModel:
 
     detector: object
     classifier: TileNet | None
-    conf: float
+    op: OperatingPoint
     det_imgsz: int
     path: Path
     meta: dict
-    tile_conf: float = DEFAULT_TILE_CONF
-    face_conf: float = DEFAULT_FACE_CONF
+
+    @property
+    def conf(self) -> float:
+        return self.op.conf
+
+    @property
+    def tile_conf(self) -> float:
+        return self.op.tile_conf
+
+    @property
+    def face_conf(self) -> float:
+        return self.op.face_conf
 
     @property
     def two_stage(self) -> bool:
@@ -129,7 +136,7 @@ def _load_cached(path: str) -> TileModel:
                 ) from exc
             classifier.eval()
         meta = m.to_dict()
-        return TileModel(detector, classifier, m.conf, m.det_imgsz, p, meta, m.tile_conf, m.face_conf)
+        return TileModel(detector, classifier, m.op, m.det_imgsz, p, meta)
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
     meta = json.loads(side.read_text()) if side.is_file() else {}
@@ -137,8 +144,13 @@ def _load_cached(path: str) -> TileModel:
     names = list(getattr(detector, "names", {}).values())
     if names and names != list(CLASS_NAMES) and len(names) != 1:
         raise ValueError(f"{p}: detector classes {names[:5]}... do not match vision.classes")
-    conf = float(meta.get("conf", DEFAULT_TILE_CONF))
-    return TileModel(detector, None, conf, int(meta.get("det_imgsz", 640)), p, meta, conf)
+    try:
+        op = OperatingPoint.from_json(
+            {"conf": DEFAULT.conf, **meta}, legacy_tile_conf="tile_conf" not in meta
+        )
+    except ValueError as exc:
+        raise manifest.ModelFileError(f"{side}: {exc}") from exc
+    return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
 
 
 def load_model(path: str | Path | None = None) -> TileModel:
@@ -263,7 +275,9 @@ def _read_view(
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
     Faces are not read yet (see _with_faces): most aspect views never need it."""
     view, sx, sy = _detector_view(mid, tm.det_imgsz, squeeze)
-    result = tm.detector.predict(view, imgsz=tm.det_imgsz, conf=floor, iou=0.6, verbose=False, device="cpu")
+    result = tm.detector.predict(
+        view, imgsz=tm.det_imgsz, conf=floor, iou=tm.op.nms_iou, verbose=False, device="cpu"
+    )
     found = result[0].boxes
     boxes = found.xyxy.cpu().numpy().astype(np.float64).reshape(-1, 4)
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
@@ -365,7 +379,7 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
             best = "tile" if len(names) == 1 else names[int(reading.det_cls[i])]
             fc, alts = 1.0, []
         tc = float(tile[i])
-        detections.append(Detection(best, tc * fc, box, alts, tc, fc, fc < tm.face_conf))
+        detections.append(Detection(best, tc * fc, box, alts, tc, fc, tm.op.is_unsure(fc)))
     detections.sort(key=lambda d: (d.xyxy[0], d.xyxy[1]))
     return detections
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vision import durable
 from vision.classes import CLASS_NAMES, OTHER
+from vision.operating_point import OperatingPoint
 
 FORMAT_VERSION = 2
 
@@ -34,12 +35,8 @@ class ModelManifest:
     classes: list[str] = field(default_factory=lambda: list(CLASS_NAMES))
     #: The classifier's outputs in order: the classes, then optionally `other`.
     classifier_classes: list[str] = field(default_factory=lambda: [*CLASS_NAMES, OTHER])
-    #: Joint (tile x face) operating point, used to compare aspect views.
-    conf: float = 0.25
-    #: Operating point on tile_conf: a box at or above it is returned.
-    tile_conf: float = 0.25
-    #: A returned tile whose face probability is under this is marked unsure.
-    face_conf: float = 0.5
+    #: The reader's thresholds (vision.operating_point), written as top-level keys of model.json.
+    op: OperatingPoint = field(default_factory=OperatingPoint)
     det_imgsz: int = 384
     architecture: str = "two-stage"
     format_version: int = FORMAT_VERSION
@@ -49,9 +46,10 @@ class ModelManifest:
         """JSON-ready dict; `extra` keys are written at top level (seed, sources, metrics...)."""
         d = asdict(self)
         extra = d.pop("extra")
+        d.pop("op")
         if not self.classifier:
             d.pop("classifier_classes")
-        return {**d, **extra}
+        return {**d, **self.op.to_json(), **extra}
 
 
 def check_classes(m: ModelManifest) -> None:
@@ -78,24 +76,23 @@ def from_dict(d: dict) -> ModelManifest:
     version = d.get("format_version", 1)
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(f"model format {version!r} is newer than this code reads ({FORMAT_VERSION})")
-    known = {f for f in ModelManifest.__dataclass_fields__ if f != "extra"}
+    known = {f for f in ModelManifest.__dataclass_fields__ if f not in ("extra", "op")}
+    thresholds = set(OperatingPoint.__dataclass_fields__)
     kw = {k: v for k, v in d.items() if k in known}
-    extra = {k: v for k, v in d.items() if k not in known}
+    extra = {k: v for k, v in d.items() if k not in known and k not in thresholds}
     if version == 1:
         outputs = extra.pop("classifier_outputs", None)
         kw["classifier_classes"] = (
             [*CLASS_NAMES, OTHER] if outputs == len(CLASS_NAMES) + 1 else list(CLASS_NAMES)
         )
-        kw.setdefault("tile_conf", d.get("conf", 0.25))
         kw["format_version"] = FORMAT_VERSION
     kw.setdefault("classes", list(CLASS_NAMES))
     try:
-        m = ModelManifest(**kw, extra=extra)
-        for name in ("conf", "tile_conf", "face_conf"):
-            value = float(getattr(m, name))
-            if not 0.0 <= value <= 1.0:
-                raise ModelFileError(f"{name} must be within 0..1, got {value}")
-            setattr(m, name, value)
+        op = OperatingPoint.from_json(d, legacy_tile_conf=version == 1)
+    except ValueError as exc:
+        raise ModelFileError(str(exc)) from exc
+    try:
+        m = ModelManifest(**kw, op=op, extra=extra)
         m.det_imgsz = int(m.det_imgsz)
     except TypeError as exc:
         raise ModelFileError(f"bad model.json field: {exc}") from exc

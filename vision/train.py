@@ -35,6 +35,7 @@ from vision.crops import (
     val_crops,
 )
 from vision.detect import MODELS_DIR
+from vision.operating_point import DEFAULT, OperatingPoint
 from vision.tilenet import TileNet, classifier_outputs
 from vision.train_config import TrainConfig, torch_device
 
@@ -213,9 +214,11 @@ def ship(
         detector="tile_detector.pt",
         classifier="tile_classifier.pt" if classifier else None,
         classifier_classes=classifier_classes,
-        conf=conf,
-        tile_conf=float(extra.pop("tile_conf", conf)),
-        face_conf=float(extra.pop("face_conf", manifest.ModelManifest.face_conf)),
+        op=OperatingPoint(
+            conf=conf,
+            tile_conf=float(extra.pop("tile_conf", conf)),
+            face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
+        ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
         extra=extra,
@@ -246,7 +249,7 @@ def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: flo
 
 
 #: The operating point kept unless held-out data shows a clear gain elsewhere.
-DEFAULT_CONF = 0.25
+DEFAULT_CONF = DEFAULT.conf
 #: "Clear": tile-level F1 higher by more than this. Measured noise of 40 synthetic val scenes: two
 #: classifiers of equal quality gave F1 curves flat within 0.004 from conf 0.20 to 0.40.
 CONF_MARGIN = 0.005
