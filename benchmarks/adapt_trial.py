@@ -64,6 +64,9 @@ def main() -> int:
     ap.add_argument("--photos", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=None)
+    ap.add_argument("--detector-epochs", type=int, default=None, help="0: the classifier only")
+    ap.add_argument("--detector-lr", type=float, default=None)
+    ap.add_argument("--detector-frozen", type=int, default=None, help="detector layers kept as they are")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     out = Path(args.out)
@@ -78,6 +81,12 @@ def main() -> int:
     config = AdaptConfig(seed=args.seed)
     if args.steps:
         config.steps = args.steps
+    if args.detector_epochs is not None:
+        config.detector_epochs = args.detector_epochs
+    if args.detector_lr is not None:
+        config.detector_lr = args.detector_lr
+    if args.detector_frozen is not None:
+        config.detector_frozen = args.detector_frozen
     t0 = time.perf_counter()
     adapted = adapt(out / "labelled", out / "model", base=args.model, config=config)
     seconds = time.perf_counter() - t0
@@ -86,6 +95,7 @@ def main() -> int:
         "learn_photos": [p.name for p in learn],
         "test_photos": len(test),
         "adapt_seconds": round(seconds, 1),
+        "detector": {k: getattr(config, k) for k in ("detector_epochs", "detector_lr", "detector_frozen")},
         "base": measure(Path(args.model), test_yaml),
         "adapted": measure(adapted, test_yaml),
     }

@@ -114,6 +114,9 @@ def cmd_adapt(args: argparse.Namespace) -> int:
         config.steps = args.steps
     if args.views is not None:
         config.player_views = config.bank_views = args.views
+    if args.detector_epochs is not None:
+        config.detector_epochs = args.detector_epochs
+    config.cross_check = not args.no_check
     try:
         path = adapt(args.data, args.out, base=args.base, config=config, echo=lambda m: print(m, flush=True))
     except AdaptError as exc:
@@ -164,6 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--base", default=None, help="model.json to start from (default: the shipped model)")
     a.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default: AdaptConfig)")
     a.add_argument("--views", type=int, default=None, help="augmented views per tile (default: AdaptConfig)")
+    a.add_argument(
+        "--detector-epochs", type=int, default=None, help="detector fine-tuning passes; 0 keeps the detector"
+    )
+    a.add_argument(
+        "--no-check", action="store_true",
+        help="keep every stage without reading each photo by a model adapted on the others (faster)",
+    )  # fmt: skip
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--device", default="cpu", help="cpu, cuda, cuda:0 ...")
 

@@ -60,6 +60,8 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
             "6",
             "--views",
             "1",
+            "--detector-epochs",
+            "1",
         ],
         capture_output=True,
         text=True,
@@ -72,6 +74,9 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
     assert progress["done"] and progress["error"] is None and progress["fraction"] == 1.0
     meta = json.loads((out / "model.json").read_text())
     assert meta["adapt"]["photos"] == 2 and meta["adapt"]["tiles"] > 20
+    # each photo was read by models adapted on the other one; the stage kept needs the fewest fixes
+    fixes, kept = meta["adapt"]["fixes_on_unseen_photos"], meta["adapt"]["kept"]
+    assert set(fixes) == {"base", "faces", "faces+tiles"} and fixes[kept] == min(fixes.values())
     assert meta["adapted_from"].startswith("model.json@")
     model = load_model(out / "model.json")
     assert model.two_stage and model.tile_conf == load_model(DEFAULT_MODEL).tile_conf
@@ -82,7 +87,7 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
 
 def test_adapt_is_seeded(tmp_path):
     saved = _saved_photos(tmp_path / "labelled")
-    cfg = AdaptConfig(steps=3, seed=1, player_views=2, bank_views=1)
+    cfg = AdaptConfig(steps=3, seed=1, player_views=2, bank_views=1, detector_epochs=0, cross_check=False)
     a = adapt(saved, tmp_path / "a", config=cfg)
     b = adapt(saved, tmp_path / "b", config=cfg)
     import torch
@@ -92,24 +97,66 @@ def test_adapt_is_seeded(tmp_path):
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
 
 
+QUICK = AdaptConfig(steps=1, player_views=1, bank_views=1, detector_epochs=0, cross_check=False)
+
+
+def test_the_detector_learns_the_saved_photos_too(tmp_path):
+    """With the check off every stage is kept: the detector is fine-tuned on the saved photos (its
+    weights change, it still loads safely and still finds the tiles)."""
+    saved = _saved_photos(tmp_path / "labelled")
+    path = adapt(
+        saved,
+        tmp_path / "mine",
+        config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=2, cross_check=False),
+    )
+    meta = json.loads(path.read_text())
+    assert meta["adapt"]["kept"] == "faces+tiles" and meta["adapt"]["fixes_on_unseen_photos"] == {}
+    shipped = (MODELS_DIR / "tile_detector.pt").read_bytes()
+    assert (path.parent / "tile_detector.pt").read_bytes() != shipped
+    assert not (path.parent / ".adapt-work").exists()
+    assert len(detect(FIXTURES / "tiles_grid.jpg", model=load_model(path))) >= 10
+
+
+def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatch):
+    """The check decides: when the adapted models need more fixes on the photo they did not learn
+    from, the personal model is the base model's weights, and the page is told so."""
+    from vision import adapt as adapt_module
+
+    saved = _saved_photos(tmp_path / "labelled")
+    real = adapt_module.fixes_needed
+    monkeypatch.setattr(
+        adapt_module,
+        "fixes_needed",
+        lambda tm, photos: real(tm, photos) + (0 if tm is load_model(DEFAULT_MODEL) else 100),
+    )
+    path = adapt(
+        saved, tmp_path / "mine", config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=1)
+    )
+    meta = json.loads(path.read_text())
+    assert meta["adapt"]["kept"] == "base"
+    for name in ("tile_detector.pt", "tile_classifier.pt"):
+        assert (path.parent / name).read_bytes() == (MODELS_DIR / name).read_bytes()
+    assert "原来" in read_progress(path.parent)["message_zh"]
+
+
 def test_refusals(tmp_path):
     saved = _saved_photos(tmp_path / "labelled")
     with pytest.raises(AdaptError, match="inside models"):
-        adapt(saved, MODELS_DIR / "personal", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
+        adapt(saved, MODELS_DIR / "personal", config=QUICK)
     assert not (MODELS_DIR / "personal").exists()
     empty = tmp_path / "empty"
     labelstore.ensure_dataset(empty)
     with pytest.raises(AdaptError, match="no saved photo"):
-        adapt(empty, tmp_path / "o1", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
+        adapt(empty, tmp_path / "o1", config=QUICK)
     assert read_progress(tmp_path / "o1")["error"]  # the page learns what went wrong
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "data.yaml").write_text("names: [a, b]\ntrain: images\n")
     with pytest.raises(AdaptError, match="classes"):
-        adapt(foreign, tmp_path / "o2", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
-    done = adapt(saved, tmp_path / "o3", config=AdaptConfig(steps=1, player_views=1, bank_views=1))
+        adapt(foreign, tmp_path / "o2", config=QUICK)
+    done = adapt(saved, tmp_path / "o3", config=QUICK)
     with pytest.raises(AdaptError, match="already holds"):
-        adapt(saved, done.parent, config=AdaptConfig(steps=1, player_views=1, bank_views=1))
+        adapt(saved, done.parent, config=QUICK)
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):
