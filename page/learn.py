@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -136,10 +137,20 @@ def model_file(run: Path) -> Path | None:
     return path if path.is_file() else None
 
 
+def learnt_something(model: Path) -> bool:
+    """Whether a finished run kept any adapted stage (adapt keeps the base reading when adapting
+    did not read the player's own photos better: switching to it would change nothing)."""
+    try:
+        kept = json.loads(model.read_text(encoding="utf-8")).get("adapt", {}).get("kept")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return kept != "base"  # runs from before the check have no `kept`: they did learn
+
+
 def latest_model(root: Path | None = None) -> Path | None:
-    """The newest finished personal model, if any."""
+    """The newest finished personal model that learnt something, if any."""
     base = root or personal_root()
     if not base.is_dir():
         return None
     runs = sorted((p for p in base.iterdir() if p.is_dir()), reverse=True)
-    return next((m for m in (model_file(r) for r in runs) if m is not None), None)
+    return next((m for m in (model_file(r) for r in runs) if m is not None and learnt_something(m)), None)

@@ -146,7 +146,17 @@ def learn_my_tiles() -> None:
                     ),
                 )
             elif state == "done" and learn.model_file(Path(run)):
-                ss["learn_ready"] = str(learn.model_file(Path(run)))
+                model = learn.model_file(Path(run))
+                if learn.learnt_something(model):
+                    ss["learn_ready"] = str(model)
+                else:  # adapting did not read the saved photos better: nothing to switch to
+                    say(
+                        "info",
+                        Words(
+                            "学完了，但在你存的照片上没有比原来认得更好，所以仍用原来的认法。多存几张认错的照片再试。",
+                            "Done, but it did not read your saved photos better, so the reading stays as it was. Save a few more misread photos and try again.",
+                        ),
+                    )
         ready = ss.get("learn_ready")
         if ready and st.button(
             tr("用我的牌的模型认牌", "Read with my model"), key="personal_on", type="primary"

@@ -668,6 +668,26 @@ def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_pa
     assert "personal_model" not in at.session_state
 
 
+def test_a_run_that_learnt_nothing_is_not_offered(app, tmp_path):
+    """adapt kept the base reading (adapting did not read the saved photos better): the page says
+    so and offers no switch, neither now nor as 用上次学好的模型."""
+    run = tmp_path / "personal" / "20260101T000000Z"
+    run.mkdir(parents=True)
+    at = app.run()
+    if not any(e.label == "学习我的牌" for e in at.expander):
+        pytest.skip("vision.adapt is not installed: the page does not offer 学习我的牌")
+    (run / "progress.json").write_text(json.dumps({"stage": "done", "fraction": 1.0, "done": True, "error": None,
+                                                    "message_zh": "好了", "message_en": "done"}))  # fmt: skip
+    (run / "model.json").write_text(json.dumps({"adapt": {"kept": "base"}}))
+    (run / "adapt.pid").write_text("999999999")
+    at.session_state["learn_run"] = str(run)
+    at.run()
+    _no_traceback(at)
+    assert "仍用原来的认法" in _texts(at, "info")
+    keys = [b.key for b in at.button]
+    assert "personal_on" not in keys and "personal_last" not in keys
+
+
 def test_the_lan_page_shows_nothing_before_the_pin(app, monkeypatch):
     """`make app-lan` sets MAHJONG_PIN: the page asks for it before the photo, the scores, the scorebook."""
     monkeypatch.setenv("MAHJONG_PIN", "246810")
