@@ -13,6 +13,7 @@ data and thread count the run is repeatable.
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import time
 from pathlib import Path
@@ -229,6 +230,12 @@ def ship(
     return manifest.write(models_dir / "model.json", m)
 
 
+def source_name(source: Path) -> str:
+    """A training source as model.json records it: relative to the repository (a model folder
+    moves between machines; an absolute path names one machine's disk)."""
+    return Path(os.path.relpath(Path(source).resolve(), _env.REPO_ROOT)).as_posix()
+
+
 def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: float = 0.0) -> Path | None:
     """Synthetic scenes (with face-down tiles, absent from the real set), generated once if the
     generator exists; None when it does not (training then uses real data only).
@@ -409,7 +416,7 @@ def run(args: TrainConfig) -> int:
             cls_weights if args.arch == "two-stage" else None,
             conf,
             args.imgsz,
-            {"seed": args.seed, "sources": [str(s) for s in sources]},
+            {"seed": args.seed, "sources": [source_name(s) for s in sources]},
             models_dir=models_dir,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)

@@ -120,3 +120,16 @@ def test_the_reader_uses_the_operating_point_of_its_model_json(tmp_path):
     doubtful = reading(face_conf=0.99)
     assert sum(d.unsure for d in doubtful) > sum(d.unsure for d in shipped)
     assert len(reading(tile_conf=0.99)) < len(shipped)
+
+
+def test_sources_are_recorded_relative_to_the_repository():
+    """A model folder moves between machines: model.json names its training data by relative path."""
+    from pathlib import Path
+
+    from vision.train import source_name
+
+    sources = json.loads(DEFAULT_MODEL.read_text())["sources"]
+    assert sources and not any(Path(s).is_absolute() for s in sources)
+    repo = DEFAULT_MODEL.parents[1]
+    assert source_name(repo / ".cache" / "synth") == ".cache/synth"
+    assert source_name(repo.parent / "shared" / "datasets" / "x") == "../shared/datasets/x"
