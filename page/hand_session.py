@@ -72,7 +72,7 @@ class Outcome:
     missing: tuple[Words, ...] = ()
     problems: tuple[Words, ...] = ()
     waits: Words | None = None
-    hand: dict | None = None
+    hand_json: dict | None = None  # the hand as rules.score reads it (hand-json.md)
     result: ScoreResult | None = None
     payments: tuple[Payment, ...] = ()
     meld_problems: tuple[Words, ...] = ()  # the losers' meld texts that cannot be read (also in problems)
@@ -452,17 +452,17 @@ class HandSession:
         hand = build_hand(tiles, self.situation())
         problems = engine_problems(hand)
         if problems:
-            return Outcome(tiles, count, (), tuple(problems), hand=hand)
+            return Outcome(tiles, count, (), tuple(problems), hand_json=hand)
         try:
             result = rules.score(hand)
         except rules.HandError as exc:
-            return Outcome(tiles, count, (), (error_words(exc),), hand=hand)
+            return Outcome(tiles, count, (), (error_words(exc),), hand_json=hand)
         pays = (
             tuple(payments(result, dealer=self.inputs.dealer, names=dict(names or {})))
             if result.valid
             else ()
         )
-        return Outcome(tiles, count, (), (), hand=hand, result=result, payments=pays)
+        return Outcome(tiles, count, (), (), hand_json=hand, result=result, payments=pays)
 
     def _waits(self, tiles: WinnerTiles) -> Words | None:
         """What a hand one tile short waits on (and why none), once the 混 indicator is known."""
@@ -486,7 +486,7 @@ class HandSession:
         if not outcome.scored:
             return RecordPlan(False)
         if recorded is not None:
-            if recorded.hand == outcome.hand:
+            if recorded.hand_json == outcome.hand_json:
                 return RecordPlan(False, recorded_as=recorded.number)
             return RecordPlan(True, replaces=recorded.number)
         return RecordPlan(True)
@@ -500,9 +500,9 @@ class HandSession:
         result = outcome.result.to_dict()  # type: ignore[union-attr]
         if plan.replaces is not None:
             return book.replace_hand(
-                plan.replaces, outcome.hand, result, photo_hash=self.record_key, evening_id=evening_id
+                plan.replaces, outcome.hand_json, result, photo_hash=self.record_key, evening_id=evening_id
             )
-        return book.record_hand(outcome.hand, result, photo_hash=self.record_key, evening_id=evening_id)
+        return book.record_hand(outcome.hand_json, result, photo_hash=self.record_key, evening_id=evening_id)
 
     # ------------------------------------------------------------------ kept on the server
 

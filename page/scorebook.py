@@ -154,7 +154,7 @@ class HandRecord:
     winner: str | None
     win_by: str | None  # self_draw | discard | robbed_kong; None for 黄庄
     photo_hash: str | None
-    hand: dict | None
+    hand_json: dict | None  # the hand as rules.score read it
     result: dict | None
     payments: dict[str, int]  # signed, sums to 0
     duplicate: bool = False  # record_hand found this very hand already recorded
@@ -690,7 +690,7 @@ class Scorebook(SqliteFile):
         it with `duplicate=True` and changes nothing.
         """
         _check_record(record)
-        hand_json = _dumps_or_none(record.hand)
+        hand_json = _dumps_or_none(record.hand_json)
         result_json = _dumps_or_none(record.result)
         with self._write() as con:
             self._evening(con, record.evening_id)
@@ -967,7 +967,7 @@ def _same_hand(a: HandRecord, b: HandRecord) -> bool:
             h.winner,
             h.win_by,
             h.photo_hash,
-            _dumps_or_none(h.hand),
+            _dumps_or_none(h.hand_json),
             _dumps_or_none(h.result),
             tuple(h.payments.get(s) for s in SEATS),
         )
@@ -1019,7 +1019,7 @@ def _record(row: tuple, duplicate: bool = False) -> HandRecord:
         winner=row[7],
         win_by=row[8],
         photo_hash=row[9],
-        hand=json.loads(row[10]) if row[10] else None,
+        hand_json=json.loads(row[10]) if row[10] else None,
         result=json.loads(row[11]) if row[11] else None,
         payments=dict(zip(SEATS, row[12:16], strict=True)),
         duplicate=duplicate,

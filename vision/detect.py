@@ -346,7 +346,7 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
     WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
     and dropped every tile whose face was unsure, which on a print the model never saw was a large
-    share of the tiles (issue 9; measured in models/MODEL_CARD.md).
+    share of the tiles (measured in models/MODEL_CARD.md).
     """
     if reading.probs is None:
         return reading.det_conf, np.zeros((len(reading.det_conf), 0))

@@ -257,8 +257,8 @@ def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: flo
 
 #: The operating point kept unless held-out data shows a clear gain elsewhere.
 DEFAULT_CONF = DEFAULT.conf
-#: "Clear": tile-level F1 higher by more than this. Measured noise of 40 synthetic val scenes: two
-#: classifiers of equal quality gave F1 curves flat within 0.004 from conf 0.20 to 0.40.
+#: "Clear": tile-level F1 higher by more than this: above the noise of the synthetic val scenes
+#: between two classifiers of equal quality (measured in models/MODEL_CARD.md).
 CONF_MARGIN = 0.005
 
 

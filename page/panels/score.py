@@ -139,8 +139,8 @@ def share(outcome: Outcome, names: dict[str, str]) -> None:
     result = outcome.result
     with st.popover(tr("分享", "Share")):
         try:
-            text = result_text(result.to_dict(), outcome.hand, names)
-            png = result_png(result.to_dict(), outcome.hand, names)
+            text = result_text(result.to_dict(), outcome.hand_json, names)
+            png = result_png(result.to_dict(), outcome.hand_json, names)
         except Exception as exc:  # noqa: BLE001 - sharing is extra: say so, never a traceback
             say("warning", Words(f"分享做不出来：{exc}", f"Sharing failed: {exc}"))
             return
@@ -153,7 +153,7 @@ def share(outcome: Outcome, names: dict[str, str]) -> None:
 
 def details(outcome: Outcome) -> None:
     """番 items (one line each), each 混, how each payment came about, the JSON."""
-    result, hand_json = outcome.result, outcome.hand
+    result, hand_json = outcome.result, outcome.hand_json
     if result is not None and result.valid:
         with st.expander(tr("番的明细", "番 items"), expanded=False):
             for r in fan_rows(result):

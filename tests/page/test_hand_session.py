@@ -45,7 +45,7 @@ def test_choosing_the_inputs_scores_the_hand_as_the_engine_does():
     h = _ready(_photo_hand())
     o = h.evaluate()
     assert o.scored and o.missing == () and o.problems == ()
-    assert o.result.payments == rules.score(o.hand).payments == {"E": -200, "S": 600, "W": -200, "N": -200}
+    assert o.result.payments == rules.score(o.hand_json).payments == {"E": -200, "S": 600, "W": -200, "N": -200}
     assert [p.seat for p in o.payments] == ["S", "E", "W", "N"]
 
 
@@ -54,7 +54,7 @@ def test_a_discard_needs_the_discarder_and_self_draw_drops_it():
     h.set_win_by("discard")
     assert [w.en for w in h.evaluate().missing] == ["who discarded"]
     h.set_discarder("W")
-    assert h.evaluate().hand["win"] == {"tile": "8s", "by": "discard", "from": "W"}
+    assert h.evaluate().hand_json["win"] == {"tile": "8s", "by": "discard", "from": "W"}
     with pytest.raises(CommandError):
         h.set_discarder("S")  # the winner cannot feed himself
     h.set_win_by("self_draw")
@@ -142,7 +142,7 @@ def test_set_role_builds_a_meld_step_by_step_and_reguesses_its_kind():
 def test_the_winning_tile_follows_the_roles():
     h = _ready(_photo_hand(0))
     h.set_winning(0)
-    assert h.evaluate().hand["win"]["tile"] == "2m"
+    assert h.evaluate().hand_json["win"]["tile"] == "2m"
     h.set_role(0, "other")
     assert h.photo.winning != 0
     with pytest.raises(CommandError):
@@ -176,20 +176,20 @@ def test_add_a_tile_and_type_a_hand():
     with pytest.raises(EntryError):
         h.type_hand("22m", "8s 9s", "")
     h.type_hand("22m 777p 333p 888s", "8s", "碰白")
-    assert h.kind_confirmed == {"meld1"} and h.evaluate().hand["players"]["S"]["melds"][0]["kind"] == "pong"
+    assert h.kind_confirmed == {"meld1"} and h.evaluate().hand_json["players"]["S"]["melds"][0]["kind"] == "pong"
 
 
 def test_loser_melds_are_read_and_bad_text_is_a_problem():
     h = _ready(_photo_hand(0))
     h.set_loser_melds("N", "吃678m")
-    assert h.evaluate().hand["players"]["N"]["melds"] == [{"kind": "chi", "tiles": ["6m", "7m", "8m"]}]
+    assert h.evaluate().hand_json["players"]["N"]["melds"] == [{"kind": "chi", "tiles": ["6m", "7m", "8m"]}]
     h.set_loser_melds("W", "碰 xyz")
     o = h.evaluate()
     assert not o.scored and any("西家的副露" in p.zh for p in o.problems)
     h.set_loser_melds("W", "  ")
     assert "W" not in h.inputs.loser_melds and h.evaluate().scored
     h.set_loser_melds("S", "碰中")  # the winner's own field is ignored (his melds are his tiles)
-    assert "S" not in h.evaluate().hand["players"]["S"].get("melds", [])
+    assert "S" not in h.evaluate().hand_json["players"]["S"].get("melds", [])
 
 
 def test_situation_commands_refuse_what_is_not_there():
@@ -264,6 +264,6 @@ def test_the_state_round_trips(tmp_path):
     back = HandSession.from_state(h.to_state(), h.photo_data, decode_photo)
     assert back.to_state() == h.to_state()
     assert back.photo.rgb.shape == h.photo.rgb.shape
-    assert back.evaluate().hand == h.evaluate().hand
+    assert back.evaluate().hand_json == h.evaluate().hand_json
     with pytest.raises(ValueError):
         HandSession.from_state({**h.to_state(), "version": 99}, None)

@@ -63,7 +63,7 @@ def test_record_a_win_keeps_hand_result_photo_and_totals(book):
     hand, result = _example("LY-1")  # S wins on W's discard, E deals
     rec = book.record_hand(hand, result, photo_hash="ab" * 32)
     assert (rec.number, rec.winner, rec.win_by, rec.dealer) == (1, "S", "discard", "E")
-    assert rec.hand == hand and rec.result == result and rec.photo_hash == "ab" * 32
+    assert rec.hand_json == hand and rec.result == result and rec.photo_hash == "ab" * 32
     assert rec.payments == result["payments"] == {"E": -4, "S": 10, "W": -4, "N": -2}
     assert not rec.duplicate and not rec.lianzhuang and rec.next_dealer == "S"
     st = book.standing()

@@ -47,7 +47,7 @@ def test_replace_a_hand_in_place_and_the_totals_follow(book):
     new = book.replace_hand(1, hand, result, photo_hash="p1")
     assert (new.id, new.number, new.recorded_at) == (first.id, 1, first.recorded_at)
     assert new.dealer == "S" and new.next_dealer == "S" and new.lianzhuang
-    assert new.payments == result["payments"] and new.hand == hand and new.result == result
+    assert new.payments == result["payments"] and new.hand_json == hand and new.result == result
     assert (new.winner, new.win_by, new.photo_hash) == (result["winner"], "discard", "p1")
     hist = book.history()
     assert [h.number for h in hist] == [1, 2, 3]
@@ -125,7 +125,7 @@ def test_a_replace_and_a_record_racing_on_two_connections(tmp_path):
     book = Scorebook(path)
     hist = book.history()
     assert [h.number for h in hist] == list(range(1, n + 2))
-    assert hist[0].hand == fixed and hist[0].photo_hash == "first"
+    assert hist[0].hand_json == fixed and hist[0].photo_hash == "first"
     assert book.standing().totals == {s: fixed_r["payments"][s] + n * r2["payments"][s] for s in sb.SEATS}
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -177,7 +177,7 @@ def test_restore_a_draw(book):
     undone = book.undo_last()
     assert undone.is_draw and book.standing().draws == 0
     back = book.restore(undone)
-    assert back.is_draw and back.hand is None and back.result is None
+    assert back.is_draw and back.hand_json is None and back.result is None
     assert book.standing() == st
 
 

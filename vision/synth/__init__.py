@@ -11,7 +11,7 @@ CJK font shipped in vision/assets/fonts, or $VISION_CJK_FONT); 0 (the default) k
 from the real set.
 
 `--vary` / `--no-vary` switch the domain randomisation that teaches "tile" and "face" rather than one
-print (issue 9): more drawn prints, tile body and back colours, automatic-table felt, views from the
+print: more drawn prints, tile body and back colours, automatic-table felt, views from the
 player's seat with upright tiles, and what phones and webcams do (exposure, white balance, glare,
 blur, noise, recompression).  All on by default; `--vary none` renders the earlier scenes byte for byte.
 

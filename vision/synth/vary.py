@@ -1,4 +1,4 @@
-"""Which kinds of domain randomisation a synthetic run applies (issue 9: generalise across prints).
+"""Which kinds of domain randomisation a synthetic run applies (so the reader generalises across prints).
 
 Why switches: every kind of variation costs realism somewhere and helps only if the real photos
 need it; to measure what each one does, a run must be able to leave any one out.  With every
