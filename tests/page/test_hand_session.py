@@ -45,7 +45,9 @@ def test_choosing_the_inputs_scores_the_hand_as_the_engine_does():
     h = _ready(_photo_hand())
     o = h.evaluate()
     assert o.scored and o.missing == () and o.problems == ()
-    assert o.result.payments == rules.score(o.hand_json).payments == {"E": -200, "S": 600, "W": -200, "N": -200}
+    assert (
+        o.result.payments == rules.score(o.hand_json).payments == {"E": -200, "S": 600, "W": -200, "N": -200}
+    )
     assert [p.seat for p in o.payments] == ["S", "E", "W", "N"]
 
 
@@ -176,7 +178,9 @@ def test_add_a_tile_and_type_a_hand():
     with pytest.raises(EntryError):
         h.type_hand("22m", "8s 9s", "")
     h.type_hand("22m 777p 333p 888s", "8s", "碰白")
-    assert h.kind_confirmed == {"meld1"} and h.evaluate().hand_json["players"]["S"]["melds"][0]["kind"] == "pong"
+    assert (
+        h.kind_confirmed == {"meld1"} and h.evaluate().hand_json["players"]["S"]["melds"][0]["kind"] == "pong"
+    )
 
 
 def test_loser_melds_are_read_and_bad_text_is_a_problem():
