@@ -635,13 +635,19 @@ def test_the_scorebook_says_why_it_cannot_be_used(app, tmp_path, monkeypatch):
     assert _payments(at) == SAMPLE_PAYS  # scoring goes on
 
 
-def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_path):
-    """A finished adapt run is offered; a killed one says so and can be started again."""
+def _learn_run(app, tmp_path: Path):
+    """A personal-model run folder and the page that offers 学习我的牌 (skipped without vision.adapt)."""
     run = tmp_path / "personal" / "20260101T000000Z"
     run.mkdir(parents=True)
     at = app.run()
     if not any(e.label == "学习我的牌" for e in at.expander):
         pytest.skip("vision.adapt is not installed: the page does not offer 学习我的牌")
+    return run, at
+
+
+def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_path):
+    """A finished adapt run is offered; a killed one says so and can be started again."""
+    run, at = _learn_run(app, tmp_path)
     (run / "progress.json").write_text(json.dumps({"stage": "train", "fraction": 0.5, "done": False, "error": None,
                                                     "message_zh": "正在学习", "message_en": "learning"}))  # fmt: skip
     (run / "adapt.pid").write_text("999999999")  # no such process: the run was killed
@@ -671,11 +677,7 @@ def test_learn_my_tiles_offers_the_personal_model_when_a_run_is_done(app, tmp_pa
 def test_a_run_that_learnt_nothing_is_not_offered(app, tmp_path):
     """adapt kept the base reading (adapting did not read the saved photos better): the page says
     so and offers no switch, neither now nor as 用上次学好的模型."""
-    run = tmp_path / "personal" / "20260101T000000Z"
-    run.mkdir(parents=True)
-    at = app.run()
-    if not any(e.label == "学习我的牌" for e in at.expander):
-        pytest.skip("vision.adapt is not installed: the page does not offer 学习我的牌")
+    run, at = _learn_run(app, tmp_path)
     (run / "progress.json").write_text(json.dumps({"stage": "done", "fraction": 1.0, "done": True, "error": None,
                                                     "message_zh": "好了", "message_en": "done"}))  # fmt: skip
     (run / "model.json").write_text(json.dumps({"adapt": {"kept": "base"}}))
