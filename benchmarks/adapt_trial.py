@@ -4,7 +4,7 @@
         --model runs/lopo-g0/model/model.json --photos 5 --out runs/adapt-trial-g0
 
 The N photos are drawn at random (seeded) from the group's val photos and saved exactly as the page
-saves them (vision.labelstore); the rest of the group's val photos are the test. Both the base model
+saves them (vision.labels.store); the rest of the group's val photos are the test. Both the base model
 and the adapted one are measured on that same rest, so the difference is what adapting did. Use a
 base model trained WITHOUT the group (`train --hold-out`) for the honest "new print" number.
 Prints one JSON object (also written to OUT/result.json): adapt wall time, and per model tiles
@@ -25,12 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from vision import data, groups, labelstore  # noqa: E402
-from vision.adapt import AdaptConfig, adapt  # noqa: E402
 from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.detect import load_model  # noqa: E402
-from vision.evaluate import evaluate  # noqa: E402
-from vision.imageio import load_image  # noqa: E402
+from vision.labels import store as labelstore
+from vision.read.detect import load_model  # noqa: E402
+from vision.read.imageio import load_image  # noqa: E402
+from vision.train import data, groups  # noqa: E402
+from vision.train.adapt import AdaptConfig, adapt  # noqa: E402
+from vision.train.evaluate import evaluate  # noqa: E402
 
 
 def save_as_page(images: list[Path], root: Path) -> None:
@@ -59,7 +60,7 @@ def measure(model_path: Path, test_yaml: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--group", required=True, help="FILE:GROUP (vision.groups)")
+    ap.add_argument("--group", required=True, help="FILE:GROUP (vision.train.groups)")
     ap.add_argument("--model", required=True, help="base model.json")
     ap.add_argument("--photos", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)

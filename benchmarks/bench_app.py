@@ -232,7 +232,7 @@ def photo_to_result(n: int, fake: bool) -> None:
 
     from page.detector_loader import Detector, model_detector
     from vision import _env  # noqa: F401  (offline ultralytics settings)
-    from vision import detect as vdetect
+    from vision.read import detect as vdetect
 
     sample = ROOT / "datasets" / "samples"
     doc = json.loads((sample / "sample.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Median time per photo of `vision.detect.detect`, model loading excluded.
+"""Median time per photo of `vision.read.detect.detect`, model loading excluded.
 
 Two sizes: the 640-px photos of the real val set, and 12 MP (4000 x 3000) JPEGs made by upscaling
 val photos (what a phone sends). Times include decoding the file (the app's real path) and are
@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2  # noqa: E402
 
-from vision import data  # noqa: E402
-from vision.detect import detect, load_model  # noqa: E402
-from vision.imageio import load_image  # noqa: E402
+from vision.read.detect import detect, load_model  # noqa: E402
+from vision.read.imageio import load_image  # noqa: E402
+from vision.train import data  # noqa: E402
 
 
 def _median_time(fn, items) -> float:

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from vision._env import CACHE_DIR  # noqa: E402
-from vision.labels_check import check  # noqa: E402
-from vision.labelstore import LabelBox, complete_examples, save_example  # noqa: E402
+from vision.labels.check import check  # noqa: E402
+from vision.labels.store import LabelBox, complete_examples, save_example  # noqa: E402
 
 
 def _boxes(w: int, h: int) -> list[LabelBox]:

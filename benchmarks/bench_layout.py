@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.layout import read_layout  # noqa: E402
-from vision.synth.cli import generate, scene_name  # noqa: E402
-from vision.synth.truth import TruthDetection, layout_errors, load_scene  # noqa: E402
+from vision.read.layout import read_layout  # noqa: E402
+from vision.train.synth.cli import generate, scene_name  # noqa: E402
+from vision.train.synth.truth import TruthDetection, layout_errors, load_scene  # noqa: E402
 
 
 def _jitter(dets: list[TruthDetection], s: float, rng: np.random.Generator) -> list[TruthDetection]:

@@ -1,4 +1,4 @@
-"""Synthetic scene generation speed, with and without the domain randomisation (vision.synth.vary).
+"""Synthetic scene generation speed, with and without the domain randomisation (vision.train.synth.vary).
 
 Renders the same scenes in this process for each setting: every switch off (the generator before
 the variations), all on (the default), and all on but one, so each variation's cost shows.  Times are
@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.synth.faces import load_face_bank  # noqa: E402
-from vision.synth.scene import make_scene  # noqa: E402
-from vision.synth.vary import ALL, NONE, Variations  # noqa: E402
+from vision.train.synth.faces import load_face_bank  # noqa: E402
+from vision.train.synth.scene import make_scene  # noqa: E402
+from vision.train.synth.vary import ALL, NONE, Variations  # noqa: E402
 
 
 def cpu_per_scene(n: int, seed: int, vary: Variations) -> tuple[float, float]:

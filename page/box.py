@@ -59,7 +59,7 @@ class Box:
 
 
 def detection_box(det: Any, origin: str = "model") -> Box:
-    """A box from a detection (vision.detect.Detection, or any object with cls/conf/xyxy).
+    """A box from a detection (vision.read.detect.Detection, or any object with cls/conf/xyxy).
 
     `unsure` is the detection's own flag when it has one (the reader decides: a sure tile whose face
     is doubtful); detectors without it (plugins, older models) get the page's rule on conf and the

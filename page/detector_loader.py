@@ -29,9 +29,9 @@ def plugin_detector(plug: str) -> Detector:
 
 
 def model_detector(path: str) -> Detector:
-    """Load a model file (model.json or .pt) with `vision.detect`; raises whatever loading raises."""
-    from vision import detect as vdetect
-    from vision import manifest
+    """Load a model file (model.json or .pt) with `vision.read.detect`; raises whatever loading raises."""
+    from vision.read import detect as vdetect
+    from vision.read import manifest
 
     model = vdetect.load_model(path)
     return Detector(lambda rgb: vdetect.detect(rgb, model=model), manifest.version_of(path))

@@ -5,7 +5,7 @@ corrected photos, `python -m vision adapt DATA --out DIR` learns it in a few min
 The page must not wait for that: it starts the command as a background process, polls the progress file the command writes, and when a model is ready offers to
 read with it (and to switch back). Which folder, which command, how many photos are needed and which
 personal models exist are decisions, so they live here and are tested; the page only draws them.
-Everything degrades quietly: without `vision.adapt` the action is simply not offered.
+Everything degrades quietly: without `vision.train.adapt` the action is simply not offered.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ _RUNNING: dict[str, subprocess.Popen] = {}
 def available() -> bool:
     """Whether this installation has the adapt command at all."""
     try:
-        return importlib.util.find_spec("vision.adapt") is not None
+        return importlib.util.find_spec("vision.train.adapt") is not None
     except (ImportError, ValueError):
         return False
 
 
 def min_photos() -> int:
-    """Saved photos needed before the page offers to learn (vision.adapt.MIN_PHOTOS)."""
+    """Saved photos needed before the page offers to learn (vision.train.adapt.MIN_PHOTOS)."""
     try:
-        return int(importlib.import_module("vision.adapt").MIN_PHOTOS)
+        return int(importlib.import_module("vision.train.adapt").MIN_PHOTOS)
     except (ImportError, AttributeError, TypeError, ValueError):
         return FALLBACK_MIN_PHOTOS
 
@@ -49,10 +49,10 @@ def personal_root() -> Path:
 
 
 def saved_photos(labelled: Path) -> int:
-    """How many photos the player has saved for training: what `vision.adapt` will learn from (the
+    """How many photos the player has saved for training: what `vision.train.adapt` will learn from (the
     newest complete version of each photo), else the images in both splits."""
     try:
-        from vision.adapt import player_photos
+        from vision.train.adapt import player_photos
     except ImportError:
         player_photos = None
     if player_photos is not None:
@@ -120,9 +120,9 @@ def _alive(pid: int) -> bool:
 
 
 def progress(run: Path) -> dict | None:
-    """The run's progress.json as vision.adapt reads it (None before the first write)."""
+    """The run's progress.json as vision.train.adapt reads it (None before the first write)."""
     try:
-        reader = importlib.import_module("vision.adapt").read_progress
+        reader = importlib.import_module("vision.train.adapt").read_progress
     except (ImportError, AttributeError):
         return None
     try:

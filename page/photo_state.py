@@ -26,7 +26,7 @@ from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
 from page.roles import default_winning, roles_from_layout
 from page.words import Words
-from vision.imageio import ImageLoadError, load_image
+from vision.read.imageio import ImageLoadError, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "datasets" / "samples"
@@ -38,7 +38,7 @@ UPLOAD_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 class Saved:
     """The last "save for training" of this photo: what the disk holds and which boxes it was made from."""
 
-    result: Any  # vision.labelstore.SaveResult
+    result: Any  # vision.labels.store.SaveResult
     signature: str
     on_disk: bool  # the label file on disk holds exactly the boxes saved
 
@@ -128,8 +128,8 @@ def iou(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def assign_roles(photo: Photo, dets: list) -> None:
-    """Proposed layout (vision.layout) → a role per box, the winning tile, meld kinds and the doubts."""
-    from vision.layout import read_layout
+    """Proposed layout (vision.read.layout) → a role per box, the winning tile, meld kinds and the doubts."""
+    from vision.read.layout import read_layout
 
     boxes = photo.boxes
     live = [i for i, b in enumerate(boxes) if b.xyxy is not None]
@@ -185,7 +185,7 @@ def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
 
 
 def decode_photo(data: bytes, name: str = "photo.jpg") -> np.ndarray:
-    """The upright RGB image of uploaded bytes (vision.imageio's checks); raises ImageLoadError."""
+    """The upright RGB image of uploaded bytes (vision.read.imageio's checks); raises ImageLoadError."""
     suffix = Path(name).suffix.lower()
     suffix = suffix if suffix in {f".{t}" for t in UPLOAD_TYPES} else ".img"
     with tempfile.TemporaryDirectory() as tmp:

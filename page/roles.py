@@ -2,7 +2,7 @@
 
 Why this module exists: the page keeps one `page.box.Box` per tile (a detection, a typed or an added tile)
 and lets the player say where it belongs: the standing hand, meld K, the 混 indicator, not in the hand,
-or not a tile at all. Turning a proposed layout (`vision.layout.Layout`) into those roles, guessing the
+or not a tile at all. Turning a proposed layout (`vision.read.layout.Layout`) into those roles, guessing the
 winning tile, and turning the roles back into `page.situation.WinnerTiles` is logic about photo
 detections for the page, so it lives in `page/` and is unit-tested; app.py only draws the pickers.
 """
@@ -34,7 +34,7 @@ ROLE_WORDS = {
 
 
 def roles_from_layout(layout: object, n: int) -> tuple[list[str], int | None, dict[str, str]]:
-    """Roles for n boxes from a `vision.layout.Layout` (duck-typed): standing → hand, melds → meld k,
+    """Roles for n boxes from a `vision.read.layout.Layout` (duck-typed): standing → hand, melds → meld k,
     the lone winning tile → hand (and returned as the winning index), the indicator, the rest other.
 
     Returns (roles, winning index or None, {meld role: kind})."""

@@ -35,7 +35,7 @@ class FakeDetection:
     conf: float
     xyxy: tuple[float, float, float, float]
     alternatives: list[tuple[str, float]] = field(default_factory=list)
-    unsure: bool = False  # the reader's own flag (vision.detect.Detection.unsure)
+    unsure: bool = False  # the reader's own flag (vision.read.detect.Detection.unsure)
 
 
 CALLS: list[tuple[int, int]] = []  # image sizes the fake detector was called with
@@ -51,7 +51,7 @@ def marked_photo(k: int, width: int = 640, height: int = 300) -> bytes:
 
 
 def fake_detect(rgb: np.ndarray) -> list[FakeDetection]:
-    """Deterministic stand-in for vision.detect.detect (see module docstring)."""
+    """Deterministic stand-in for vision.read.detect.detect (see module docstring)."""
     h, w = rgb.shape[:2]
     CALLS.append((h, w))
     if rgb.std() < 2:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from vision import _env  # noqa: F401  (offline ultralytics settings before anything imports it)
-from vision.train_config import add_arguments as add_train_arguments
-from vision.train_config import from_namespace
+from vision.train.config import add_arguments as add_train_arguments
+from vision.train.config import from_namespace
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
 
@@ -34,8 +34,8 @@ def _expand(paths: list[str]) -> Iterator[Path]:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """One JSON line (or readable line) per image; bad files are reported and skipped."""
-    from vision.detect import detect, load_model
-    from vision.imageio import ImageLoadError, load_image
+    from vision.read.detect import detect, load_model
+    from vision.read.imageio import ImageLoadError, load_image
 
     try:
         model = load_model(args.model)
@@ -67,8 +67,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Print the evaluation report of a model on a labelled set."""
-    from vision.detect import load_model
-    from vision.evaluate import evaluate, format_report, report_json
+    from vision.read.detect import load_model
+    from vision.train.evaluate import evaluate, format_report, report_json
 
     if not Path(args.data).exists():
         _err(f"no such dataset: {args.data}")
@@ -98,16 +98,16 @@ def _guarded(call: Callable[[], int | None], what: str, interrupted: str = "inte
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train (and optionally ship) the model; see vision.train and models/MODEL_CARD.md."""
-    from vision.train import run
+    """Train (and optionally ship) the model; see vision.train.pipeline and models/MODEL_CARD.md."""
+    from vision.train.pipeline import run
 
     config = from_namespace(args)
     return _guarded(lambda: run(config), "training", "interrupted; continue with --resume")
 
 
 def cmd_adapt(args: argparse.Namespace) -> int:
-    """Learn the player's set from saved photos into a new model folder (vision.adapt)."""
-    from vision.adapt import AdaptConfig, AdaptError, adapt
+    """Learn the player's set from saved photos into a new model folder (vision.train.adapt)."""
+    from vision.train.adapt import AdaptConfig, AdaptError, adapt
 
     config = AdaptConfig(seed=args.seed, device=args.device)
     if args.steps is not None:
@@ -133,11 +133,11 @@ def cmd_adapt(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(argv: list[str]) -> int:
-    """Forward to the synthetic scene generator (vision.synth.cli.main), imported lazily."""
+    """Forward to the synthetic scene generator (vision.train.synth.cli.main), imported lazily."""
     try:
-        from vision.synth.cli import main as synth_main
+        from vision.train.synth.cli import main as synth_main
     except ImportError as exc:
-        _err(f"the synthetic scene generator is not available (vision.synth.cli: {exc})")
+        _err(f"the synthetic scene generator is not available (vision.train.synth.cli: {exc})")
         return 2
     return _guarded(lambda: synth_main(argv), "synthetic generation")
 
@@ -189,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "synth":
         return cmd_synth(argv[1:])
-    if argv and argv[0] == "labels":  # `labels check DIR [--repair]`: vision.labels_check
-        from vision.labels_check import main as labels_main
+    if argv and argv[0] == "labels":  # `labels check DIR [--repair]`: vision.labels.check
+        from vision.labels.check import main as labels_main
 
         return labels_main(argv[1:])
     args = build_parser().parse_args(argv)

@@ -23,8 +23,8 @@ def keep_pil_open_offline() -> None:
     """Undo the one side effect of importing ultralytics that reaches users: it wraps PIL's Image.open
     so that an unidentified file triggers a `pip install pi-heif` check (refused offline) and then
     raises ModuleNotFoundError instead of "not an image". HEIC is already handled by pillow-heif
-    (vision.imageio), so mark ultralytics' lazy plugin as registered and its wrapper calls Pillow as is.
-    Called right where ultralytics is imported (vision.detect), so every caller gets it.
+    (vision.read.imageio), so mark ultralytics' lazy plugin as registered and its wrapper calls Pillow as is.
+    Called right where ultralytics is imported (vision.read.detect), so every caller gets it.
     """
     try:
         from ultralytics.utils import patches

@@ -3,8 +3,8 @@
 Why a module of its own: a save is only as safe as its smallest step. `os.write` may write fewer
 bytes than asked (a full disk, a file-size limit) and Python's buffered files hide that until
 close; `os.replace` silently overwrites; a `threading.Lock` does not stop a second process. Each
-helper here does one step the careful way, so `vision.labelstore` and `vision.labels_check` can
-reason about "a crash here leaves ..." one line at a time. Tests: tests/vision/test_labels_faults.py.
+helper here does one step the careful way, so `vision.labels.store` and `vision.labels.check` can
+reason about "a crash here leaves ..." one line at a time. Tests: tests/vision/labels/test_faults.py.
 """
 
 from __future__ import annotations

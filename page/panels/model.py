@@ -21,7 +21,7 @@ def get_detector() -> tuple[Detector | None, Words | None]:
     plug = os.environ.get("MAHJONG_DETECTOR")
     if plug:
         return _plugin_detector(plug), None
-    from vision import detect as vdetect
+    from vision.read import detect as vdetect
 
     personal = st.session_state.get("personal_model")
     path = Path(personal or os.environ.get("MAHJONG_MODEL") or vdetect.DEFAULT_MODEL)

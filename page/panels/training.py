@@ -15,14 +15,14 @@ from page.words import Words, plain
 
 
 def labelled_dir() -> Path:
-    from vision.labelstore import DEFAULT_ROOT
+    from vision.labels.store import DEFAULT_ROOT
 
     return Path(os.environ.get("MAHJONG_LABELLED_DIR") or DEFAULT_ROOT)
 
 
 def save_for_training() -> None:
     """Store the corrected photo and boxes as training data; the message says what is on disk."""
-    from vision.labelstore import LabelBox, save_example, yolo_rows
+    from vision.labels.store import LabelBox, save_example, yolo_rows
 
     photo = hand().photo
     boxes = [b for b in photo.boxes if b.role != "delete"]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from page.detector_loader import Detector, model_detector, plugin_detector
-from vision import manifest
+from vision.read import manifest
 
 
 def fake_run(rgb: np.ndarray) -> list:
@@ -21,12 +21,12 @@ def test_plugin_detector_calls_the_named_function():
 
 
 def test_model_detector_loads_with_vision_detect(tmp_path, monkeypatch):
-    import vision.detect
+    import vision.read.detect
 
     model = manifest.write(tmp_path / "model.json", manifest.ModelManifest(detector="det.pt"))
     loaded = SimpleNamespace(meta={})
-    monkeypatch.setattr(vision.detect, "load_model", lambda path: loaded)
-    monkeypatch.setattr(vision.detect, "detect", lambda rgb, model: [("by", model is loaded)])
+    monkeypatch.setattr(vision.read.detect, "load_model", lambda path: loaded)
+    monkeypatch.setattr(vision.read.detect, "detect", lambda rgb, model: [("by", model is loaded)])
     det = model_detector(str(model))
     assert det.version == manifest.version_of(model) and det.run(np.zeros((1, 1, 3), np.uint8)) == [
         ("by", True)

@@ -20,7 +20,7 @@ SAMPLE = json.loads(ps.SAMPLE_JSON.read_text(encoding="utf-8"))
 
 
 def _det(cls: str, conf: float, xyxy: tuple, alternatives: list | None = None) -> SimpleNamespace:
-    """A detection as `vision.detect` returns it (only the attributes the page reads)."""
+    """A detection as `vision.read.detect` returns it (only the attributes the page reads)."""
     return SimpleNamespace(cls=cls, conf=conf, xyxy=xyxy, alternatives=alternatives or [])
 
 
@@ -150,12 +150,12 @@ def test_read_photo_explains_a_bad_file_a_blank_photo_and_a_failing_reader():
 
 
 def test_a_layout_that_cannot_be_proposed_puts_every_tile_in_the_hand(monkeypatch):
-    import vision.layout
+    import vision.read.layout
 
     def no_layout(dets):
         raise ValueError("no rows")
 
-    monkeypatch.setattr(vision.layout, "read_layout", no_layout)
+    monkeypatch.setattr(vision.read.layout, "read_layout", no_layout)
     data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
     photo = read_photo(data, "hand.jpg", Detector(lambda rgb: _sample_dets(), "x"))
     assert all(b.role == "hand" for b in photo.boxes)

@@ -21,7 +21,7 @@ def _box(
 
 
 def test_roles_from_a_real_layout_object():
-    from vision.layout import Layout, MeldGuess
+    from vision.read.layout import Layout, MeldGuess
 
     layout = Layout(
         standing=[0, 1, 2],

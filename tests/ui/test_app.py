@@ -285,7 +285,7 @@ def test_add_a_missed_tile(app):
 
 
 def _label_rows(root: Path) -> list[str]:
-    from vision import data as vdata
+    from vision.train import data as vdata
 
     manifest = [json.loads(x) for x in (root / "manifest.jsonl").read_text().splitlines()]
     images = vdata.split_images(root, manifest[-1]["split"])
@@ -346,7 +346,7 @@ def test_a_bad_file_keeps_the_current_hand(app, name, data, message):
 
 def test_60mp_sparse_file_is_refused_by_the_loader(tmp_path):
     """The same limit on a real 60 MP-sized file on disk (sparse: no disk space used)."""
-    from vision.imageio import ImageLoadError, load_image
+    from vision.read.imageio import ImageLoadError, load_image
 
     path = tmp_path / "huge.png"
     with open(path, "wb") as f:
@@ -483,7 +483,7 @@ def test_new_hand_clears_every_input_of_the_last(app):
 
 
 def test_a_model_file_is_loaded_and_used(monkeypatch, tmp_path):
-    """The real loading path (MAHJONG_MODEL → vision.detect.load_model → detect) with an untrained
+    """The real loading path (MAHJONG_MODEL → vision.read.detect.load_model → detect) with an untrained
     35-class YOLO built offline from ultralytics' yolov8n.yaml: it finds nothing, and the page says so."""
     import torch
 
@@ -636,12 +636,12 @@ def test_the_scorebook_says_why_it_cannot_be_used(app, tmp_path, monkeypatch):
 
 
 def _learn_run(app, tmp_path: Path):
-    """A personal-model run folder and the page that offers 学习我的牌 (skipped without vision.adapt)."""
+    """A personal-model run folder and the page that offers 学习我的牌 (skipped without vision.train.adapt)."""
     run = tmp_path / "personal" / "20260101T000000Z"
     run.mkdir(parents=True)
     at = app.run()
     if not any(e.label == "学习我的牌" for e in at.expander):
-        pytest.skip("vision.adapt is not installed: the page does not offer 学习我的牌")
+        pytest.skip("vision.train.adapt is not installed: the page does not offer 学习我的牌")
     return run, at
 
 

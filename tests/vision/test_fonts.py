@@ -20,7 +20,7 @@ from PIL import ImageFont
 
 from vision import fonts
 from vision.fonts import FONTS_DIR, SHIPPED_CJK_FONT, missing_chars
-from vision.synth import drawn
+from vision.train.synth import drawn
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Hanzi, CJK punctuation and full-width forms: what Chinese text draws (emoji in HTML pages do not).
@@ -66,7 +66,7 @@ def test_common_chinese_is_covered() -> None:
 
 
 def test_every_chinese_word_of_the_project_is_covered() -> None:
-    """A word added to rules/, page/ or vision/synth/ in a character outside the subset fails here:
+    """A word added to rules/, page/ or vision/train/synth/ in a character outside the subset fails here:
     re-run vision/assets/fonts/make_subset.py (it scans the same folders)."""
     chars = sorted(ch for ch in _make_subset().project_chars(ROOT) if _is_cjk(ch))
     assert {"萬", "東", "發", "伍", "胡", "混", "番"} <= set(chars)
@@ -100,5 +100,5 @@ def test_drawn_faces_use_the_shipped_font_unless_one_is_named(monkeypatch: pytes
 
 @pytest.mark.slow
 def test_fonttools_is_not_needed_to_run() -> None:
-    code = "import sys, page.share, vision.synth.drawn, vision.fonts\nsys.exit('fontTools' in sys.modules)\n"
+    code = "import sys, page.share, vision.train.synth.drawn, vision.fonts\nsys.exit('fontTools' in sys.modules)\n"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0

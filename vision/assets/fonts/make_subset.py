@@ -34,7 +34,7 @@ OUT = HERE / "NotoSansCJKsc-Regular-subset.otf"
 #: The face taken from the collection.
 FAMILY = "Noto Sans CJK SC"
 #: Project folders whose sources hold the words the font must draw.
-SCANNED = ("rules", "page", "vision/synth")
+SCANNED = ("rules", "page", "vision/train/synth")
 SCANNED_SUFFIXES = (".py", ".json")
 #: Tables Pillow never reads for horizontal text.
 DROPPED_TABLES = ["vhea", "vmtx", "VORG", "BASE", "DSIG"]

@@ -1,0 +1,241 @@
+"""End-to-end detection with the shipped model on committed fixture photos (see fixtures README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.classes import CLASS_NAMES
+from vision.read.detect import DEFAULT_MODEL, Detection, choose_view, detect, load_model
+from vision.train.data import read_labels
+from vision.train.evaluate import iou_matrix
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
+REPO = Path(__file__).resolve().parents[3]
+#: Minimum tiles read right (IoU >= 0.5, right class) per fixture at the shipped operating point.
+MIN_RIGHT = {"tiles_grid": 12, "hand_rack": 10}
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(), reason="no shipped model in models/")
+
+
+def _truth(name: str) -> tuple[np.ndarray, list[str]]:
+    boxes = read_labels(FIXTURES / f"{name}.txt")
+    return np.array([b.xyxy(640, 640) for b in boxes]), [CLASS_NAMES[b.cls] for b in boxes]
+
+
+def _right(dets: list[dict], name: str) -> int:
+    """Ground-truth tiles found with the right class (greedy one-to-one, IoU >= 0.5)."""
+    gt, gt_cls = _truth(name)
+    if not dets:
+        return 0
+    ious = iou_matrix(np.array([d["xyxy"] for d in dets]), gt)
+    used: set[int] = set()
+    right = 0
+    for i, d in enumerate(dets):
+        for j in np.argsort(-ious[i]):
+            if ious[i, j] < 0.5:
+                break
+            if j not in used and gt_cls[j] == d["cls"]:
+                used.add(int(j))
+                right += 1
+                break
+    return right
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "vision", "detect", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.slow
+def test_cli_reads_fixture_photos_and_reports_bad_files(tmp_path):
+    bad = tmp_path / "broken.jpg"
+    bad.write_text("not a photo")
+    proc = _cli(str(FIXTURES / "tiles_grid.jpg"), str(bad), str(FIXTURES / "hand_rack.jpg"), "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    err_lines = proc.stderr.strip().splitlines()
+    assert len(err_lines) == 1 and "broken.jpg" in err_lines[0]
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [Path(r["image"]).stem for r in records] == ["tiles_grid", "hand_rack"]
+    for rec in records:
+        name = Path(rec["image"]).stem
+        assert (rec["width"], rec["height"]) == (640, 640)
+        for d in rec["detections"]:
+            assert d["cls"] in CLASS_NAMES and 0 < d["conf"] <= 1
+            x1, y1, x2, y2 = d["xyxy"]
+            assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
+        right = _right(rec["detections"], name)
+        assert right >= MIN_RIGHT[name], f"{name}: only {right} tiles right"
+
+
+@pytest.mark.slow
+def test_cli_folder_and_missing_model(tmp_path):
+    proc = _cli(str(FIXTURES), "--json", "--conf", "0.5")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 2
+    proc = _cli(str(FIXTURES / "tiles_grid.jpg"), "--model", str(tmp_path / "none.json"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "model" in proc.stderr
+
+
+def test_api_alternatives_and_low_conf():
+    model = load_model()
+    assert load_model() is model  # cached
+    dets = detect(FIXTURES / "tiles_grid.jpg")
+    low = detect(FIXTURES / "tiles_grid.jpg", conf=0.01)
+    assert len(low) >= len(dets) > 0
+    assert min(d.tile_conf for d in low) < model.tile_conf or len(low) == len(dets)
+    for d in low:
+        assert isinstance(d, Detection)
+        assert d.tile_conf >= 0.01
+        assert d.conf == pytest.approx(d.tile_conf * d.face_conf)
+        assert d.unsure == (d.face_conf < model.face_conf)
+        alt = d.alternatives
+        assert len(alt) <= 5
+        assert all(c != d.cls and c in CLASS_NAMES for c, _ in alt)
+        faces = [d.face_conf] + [p for _, p in alt]
+        assert faces == sorted(faces, reverse=True) and sum(faces) <= 1 + 1e-6
+    # The operating point is on tile_conf: every tile returned is a sure tile, whatever its face.
+    assert all(d.tile_conf >= model.tile_conf for d in dets)
+    record = dets[0].to_json()
+    assert {"tile_conf", "face_conf", "unsure", "alternatives", "conf"} <= set(record)
+
+
+def test_exif_rotated_photo_gives_upright_boxes(tmp_path):
+    upright = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    stored = np.rot90(upright, k=1)  # stored turned 90 degrees counter-clockwise ...
+    exif = Image.Exif()
+    exif[0x0112] = 6  # ... so viewers turn it 90 degrees clockwise
+    path = tmp_path / "sideways.jpg"
+    Image.fromarray(stored).save(path, quality=95, exif=exif.tobytes())
+    a = detect(upright)
+    b = detect(path)
+    assert len(b) >= len(a) - 1
+    ious = iou_matrix(np.array([d.xyxy for d in a]), np.array([d.xyxy for d in b]))
+    assert (ious.max(axis=1) > 0.7).mean() > 0.9
+
+
+def test_array_input_validation():
+    with pytest.raises(ValueError):
+        detect(np.zeros((10, 10), np.uint8))
+
+
+def _model_with_other_classifier(tmp_path: Path, other_bias: float) -> Path:
+    """The shipped detector with a 36-output TileNet whose only opinion is its biases."""
+    import shutil
+
+    import torch
+
+    from vision.classes import OTHER_ID
+    from vision.read.detect import MODELS_DIR
+    from vision.read.tilenet import TileNet
+
+    net = TileNet(num_classes=OTHER_ID + 1)
+    with torch.no_grad():
+        net.head[2].weight.zero_()
+        net.head[2].bias.zero_()
+        net.head[2].bias[OTHER_ID] = other_bias
+        net.head[2].bias[CLASS_NAMES.index("5p")] = 1.0
+    torch.save(net.state_dict(), tmp_path / "cls.pt")
+    shutil.copyfile(MODELS_DIR / "tile_detector.pt", tmp_path / "det.pt")
+    meta = json.loads(DEFAULT_MODEL.read_text())
+    meta.update(detector="det.pt", classifier="cls.pt")
+    (tmp_path / "model.json").write_text(json.dumps(meta))
+    return tmp_path / "model.json"
+
+
+def test_other_output_is_never_a_detection_class(tmp_path):
+    """A classifier sure a box is `other` (e.g. a flower tile) pushes it under the operating point;
+    at a tiny threshold it still comes back, named by the best real class, `other` in no list."""
+    model = load_model(_model_with_other_classifier(tmp_path, other_bias=12.0))
+    assert model.classifier.head[2].out_features == 36
+    assert detect(FIXTURES / "tiles_grid.jpg", model=model) == []
+    low = detect(FIXTURES / "tiles_grid.jpg", conf=1e-9, model=model)
+    assert low
+    for d in low:
+        assert d.cls == "5p"
+        assert all(c in CLASS_NAMES for c, _ in d.alternatives)
+
+
+def test_classifier_with_unexpected_outputs_is_refused(tmp_path):
+    import torch
+
+    from vision.read.tilenet import TileNet
+
+    path = _model_with_other_classifier(tmp_path, other_bias=0.0)
+    torch.save(TileNet(num_classes=40).state_dict(), tmp_path / "cls.pt")
+    with pytest.raises(ValueError, match="40 outputs"):
+        load_model(path)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_photo_stretched_out_of_aspect_is_read_through_a_squeezed_view(axis):
+    """A photo stretched 8x along one axis (as dataset exports do to fit a square) turns tiles into
+    bars the detector misses; the aspect views read it like the original, boxes in stretched pixels."""
+    import cv2
+
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    stretched = cv2.resize(
+        img, (640 * 8, 640) if axis == 0 else (640, 640 * 8), interpolation=cv2.INTER_LINEAR
+    )
+    gt, gt_cls = _truth("tiles_grid")
+    gt[:, [0, 2] if axis == 0 else [1, 3]] *= 8
+
+    def right(dets: list[Detection]) -> int:
+        if not dets:
+            return 0
+        ious = iou_matrix(np.array([d.xyxy for d in dets]), gt)
+        return sum(
+            1 for i, d in enumerate(dets) if ious[i].max() >= 0.5 and gt_cls[ious[i].argmax()] == d.cls
+        )
+
+    assert right(detect(stretched)) >= MIN_RIGHT["tiles_grid"]
+    assert right(detect(stretched, aspect_views=False)) <= 2
+
+
+def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
+    assert choose_view(7.0, [10.5, 3.0]) == -1  # better, but not twice as good: keep the photo as it is
+    assert choose_view(0.0, [0.5, 0.9]) == -1  # a tile-free photo: a stray box is not a reading
+    assert choose_view(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
+    assert choose_view(2.0, [4.0]) == 0 and choose_view(2.0, [3.9]) == -1
+    assert choose_view(5.0, []) == -1
+
+
+@pytest.mark.slow
+def test_evaluate_cli_on_the_fixture_photos(tmp_path):
+    """`python -m vision evaluate` on a folder of the two fixture photos: JSON report with the
+    measured numbers; `--plain-view-only` runs too; a missing dataset is one clear line."""
+    import shutil
+
+    for sub in ("images", "labels"):
+        (tmp_path / sub).mkdir()
+    for name in MIN_RIGHT:
+        shutil.copy(FIXTURES / f"{name}.jpg", tmp_path / "images" / f"{name}.jpg")
+        shutil.copy(FIXTURES / f"{name}.txt", tmp_path / "labels" / f"{name}.txt")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "vision", "evaluate", *args]
+        return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+    reports = []
+    for extra in ([], ["--plain-view-only"]):
+        proc = run("--data", str(tmp_path), "--json", *extra)
+        assert proc.returncode == 0, proc.stderr
+        rep = json.loads(proc.stdout)
+        assert rep["n_images"] == 2 and rep["conf"] == load_model().conf
+        assert rep["map50"] > 0.5 and 0.8 < rep["precision"] <= 1 and 0.7 < rep["recall"] <= 1
+        reports.append(rep)
+    assert reports[0]["map50"] == reports[1]["map50"]  # ordinary photos keep the plain view
+    proc = run("--data", str(tmp_path / "nope"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "nope" in proc.stderr

@@ -1,0 +1,129 @@
+"""The reader's shortcuts read what the long way reads: a reduced JPEG decode, faces cut from the
+full-size decode when tiles are small, aspect views skipped on a well-read photo, the classifier's
+four-view average only for crops in doubt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from vision.read import detect as reader
+from vision.read.imageio import ImageLoadError, load_image, load_image_reduced
+from vision.read.tilenet import TileNet, classify_crops
+from vision.train.evaluate import iou_matrix
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
+
+
+def _photo(path: Path, size: tuple[int, int], orientation: int = 1, fmt: str = "JPEG") -> np.ndarray:
+    """The grid fixture scaled to `size` (w, h) and saved as a phone would (EXIF orientation)."""
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    big = cv2.resize(img, size, interpolation=cv2.INTER_CUBIC)
+    im = Image.fromarray(big)
+    exif = im.getexif()
+    if orientation != 1:
+        exif[0x0112] = orientation
+    im.save(path, fmt, **({"quality": 92, "exif": exif} if fmt == "JPEG" else {}))
+    return big
+
+
+def test_a_big_jpeg_is_decoded_reduced_and_looks_like_the_full_decode(tmp_path):
+    _photo(tmp_path / "p.jpg", (4000, 3000))
+    full = load_image(tmp_path / "p.jpg")
+    small, scale = load_image_reduced(tmp_path / "p.jpg", 1536)
+    assert small.shape == (1500, 2000, 3) and scale == 2.0
+    area = cv2.resize(full, (2000, 1500), interpolation=cv2.INTER_AREA)
+    assert np.abs(area.astype(int) - small).mean() < 2.0
+    _photo(tmp_path / "r.jpg", (4000, 3000), orientation=6)  # stored sideways: upright and reduced
+    upright, scale = load_image_reduced(tmp_path / "r.jpg", 1536)
+    assert upright.shape == (2000, 1500, 3) and scale == 2.0
+    assert load_image_reduced(tmp_path / "p.jpg", 2500)[0].shape == (3000, 4000, 3)  # 1/2 is too small
+    assert load_image_reduced(tmp_path / "p.jpg", 100)[1] == 8.0  # libjpeg's smallest reduction
+
+
+def test_other_formats_and_bad_files_decode_as_before(tmp_path):
+    big = _photo(tmp_path / "p.png", (2400, 1800), fmt="PNG")
+    pixels, scale = load_image_reduced(tmp_path / "p.png", 600)
+    assert scale == 1.0 and np.array_equal(pixels, big)
+    (tmp_path / "bad.jpg").write_bytes(b"%!PS-Adobe-3.0 EPSF\n{ } loop")
+    with pytest.raises(ImageLoadError):
+        load_image_reduced(tmp_path / "bad.jpg", 600)
+
+
+needs_model = pytest.mark.skipif(not reader.DEFAULT_MODEL.is_file(), reason="no shipped model in models/")
+
+
+def _same_reading(a: list[reader.Detection], b: list[reader.Detection]) -> float:
+    """Share of the detections of `a` that `b` has too (IoU >= 0.8, same face)."""
+    if not a or not b:
+        return float(not a and not b)
+    ious = iou_matrix(np.array([d.xyxy for d in a]), np.array([d.xyxy for d in b]))
+    return sum(ious[i].max() >= 0.8 and b[int(ious[i].argmax())].cls == d.cls for i, d in enumerate(a)) / len(
+        a
+    )
+
+
+@needs_model
+def test_a_12_mp_file_reads_like_its_full_size_array(tmp_path):
+    big = _photo(tmp_path / "p.jpg", (4000, 3000))
+    from_file = reader.detect(tmp_path / "p.jpg")
+    assert len(from_file) >= 12
+    assert (
+        max(max(d.xyxy[2] for d in from_file), max(d.xyxy[3] for d in from_file)) > 2000
+    )  # full-size pixels
+    assert _same_reading(from_file, reader.detect(load_image(tmp_path / "p.jpg"))) >= 0.95
+    assert big.shape == (3000, 4000, 3)
+
+
+@needs_model
+def test_small_tiles_are_cut_from_the_full_size_decode(tmp_path, monkeypatch):
+    """Tiles narrower than the classifier's crop in the reduced decode (here: a crop made wider than
+    any tile): the faces come from the full-size decode, made once, and read as the array's do."""
+    _photo(tmp_path / "p.jpg", (4000, 3000))
+    decodes: list[Path] = []
+    real = reader.load_image
+    monkeypatch.setattr(reader, "load_image", lambda p: decodes.append(p) or real(p))
+    quick = reader.detect(tmp_path / "p.jpg")
+    assert decodes == []  # tiles of a hand filling a 12 MP photo: the reduced decode is enough
+    monkeypatch.setattr(reader, "CROP_W", 10_000)
+    careful = reader.detect(tmp_path / "p.jpg")
+    assert decodes == [tmp_path / "p.jpg"]
+    assert _same_reading(careful, reader.detect(real(tmp_path / "p.jpg"))) >= 0.95
+    assert _same_reading(careful, quick) >= 0.95
+
+
+@needs_model
+def test_aspect_views_are_skipped_when_the_plain_view_reads_the_hand(monkeypatch):
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    views: list[tuple[int, int]] = []
+    real = reader._read_view
+    monkeypatch.setattr(
+        reader, "_read_view", lambda tm, m, s, size, sq, f: views.append(sq) or real(tm, m, s, size, sq, f)
+    )
+    reader.detect(img)
+    assert views == [(1, 1)]
+    views.clear()
+    reader.detect(np.full((640, 640, 3), 200, np.uint8))  # nothing read: the squeezed views are tried
+    assert views[0] == (1, 1) and len(views) == 1 + len(reader.ASPECT_VIEWS)
+
+
+def test_the_four_view_average_is_kept_for_crops_in_doubt():
+    torch.manual_seed(0)
+    net = TileNet(num_classes=36, width=8).eval()
+    crops = np.random.default_rng(0).integers(0, 255, (6, 64, 48, 3), dtype=np.uint8)
+    every = classify_crops(net, crops, tta_below=1.1)
+    single = classify_crops(net, crops, tta_below=0.0)
+    assert not np.allclose(every, single)
+    top = single.max(1)
+    cut = float(np.median(top))
+    mixed = classify_crops(net, crops, tta_below=cut)
+    doubt = top < cut
+    assert doubt.any() and (~doubt).any()
+    assert np.allclose(mixed[doubt], every[doubt], atol=1e-6)
+    assert np.allclose(mixed[~doubt], single[~doubt], atol=1e-6)
+    assert np.allclose(mixed.sum(1), 1.0, atol=1e-5)

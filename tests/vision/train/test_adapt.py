@@ -1,0 +1,172 @@
+"""`python -m vision adapt`: a tiny end-to-end run on committed fixture photos saved as the page saves
+them, plus the refusals (models/ never written, wrong classes, nothing to learn)."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.labels import store as labelstore
+from vision.read.detect import DEFAULT_MODEL, MODELS_DIR, detect, load_model
+from vision.read.imageio import load_image
+from vision.train import data
+from vision.train.adapt import AdaptConfig, AdaptError, adapt, read_progress
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
+REPO = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.slow  # every test here trains or runs the CLI
+
+
+def _saved_photos(root: Path) -> Path:
+    """Both fixture photos saved through the page's own writer (vision.labels.store)."""
+    from vision.classes import CLASS_NAMES
+
+    for name in ("hand_rack", "tiles_grid"):
+        rgb = load_image(FIXTURES / f"{name}.jpg")
+        h, w = rgb.shape[:2]
+        boxes = [
+            labelstore.LabelBox(CLASS_NAMES[b.cls], b.xyxy(w, h))
+            for b in data.read_labels(FIXTURES / f"{name}.txt")
+        ]
+        labelstore.save_example(rgb, boxes, root, source_name=name)
+    return root
+
+
+def _models_digest() -> str:
+    h = hashlib.sha256()
+    for p in sorted(MODELS_DIR.iterdir()):
+        if p.suffix == ".md":  # the model card is prose, edited by people
+            continue
+        h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_path):
+    before = _models_digest()
+    saved = _saved_photos(tmp_path / "labelled")
+    out = tmp_path / "mine"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vision",
+            "adapt",
+            str(saved),
+            "--out",
+            str(out),
+            "--steps",
+            "6",
+            "--views",
+            "1",
+            "--detector-epochs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "personal model" in proc.stdout
+    progress = read_progress(out)
+    assert progress["done"] and progress["error"] is None and progress["fraction"] == 1.0
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["adapt"]["photos"] == 2 and meta["adapt"]["tiles"] > 20
+    # each photo was read by models adapted on the other one; the stage kept needs the fewest fixes
+    fixes, kept = meta["adapt"]["fixes_on_unseen_photos"], meta["adapt"]["kept"]
+    assert set(fixes) == {"base", "faces", "faces+tiles"} and fixes[kept] == min(fixes.values())
+    assert meta["adapted_from"].startswith("model.json@")
+    model = load_model(out / "model.json")
+    assert model.two_stage and model.tile_conf == load_model(DEFAULT_MODEL).tile_conf
+    dets = detect(FIXTURES / "hand_rack.jpg", model=model)
+    assert len(dets) > 5
+    assert _models_digest() == before
+
+
+def test_adapt_is_seeded(tmp_path):
+    saved = _saved_photos(tmp_path / "labelled")
+    cfg = AdaptConfig(steps=3, seed=1, player_views=2, bank_views=1, detector_epochs=0, cross_check=False)
+    a = adapt(saved, tmp_path / "a", config=cfg)
+    b = adapt(saved, tmp_path / "b", config=cfg)
+    import torch
+
+    sa = torch.load(a.parent / "tile_classifier.pt", weights_only=True)
+    sb = torch.load(b.parent / "tile_classifier.pt", weights_only=True)
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+QUICK = AdaptConfig(steps=1, player_views=1, bank_views=1, detector_epochs=0, cross_check=False)
+
+
+def test_the_detector_learns_the_saved_photos_too(tmp_path):
+    """With the check off every stage is kept: the detector is fine-tuned on the saved photos (its
+    weights change, it still loads safely and still finds the tiles)."""
+    saved = _saved_photos(tmp_path / "labelled")
+    path = adapt(
+        saved,
+        tmp_path / "mine",
+        config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=2, cross_check=False),
+    )
+    meta = json.loads(path.read_text())
+    assert meta["adapt"]["kept"] == "faces+tiles" and meta["adapt"]["fixes_on_unseen_photos"] == {}
+    shipped = (MODELS_DIR / "tile_detector.pt").read_bytes()
+    assert (path.parent / "tile_detector.pt").read_bytes() != shipped
+    assert not (path.parent / ".adapt-work").exists()
+    assert len(detect(FIXTURES / "tiles_grid.jpg", model=load_model(path))) >= 10
+
+
+def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatch):
+    """The check decides: when the adapted models need more fixes on the photo they did not learn
+    from, the personal model is the base model's weights, and the page is told so."""
+    from vision.train import adapt as adapt_module
+
+    saved = _saved_photos(tmp_path / "labelled")
+    real = adapt_module.fixes_needed
+    monkeypatch.setattr(
+        adapt_module,
+        "fixes_needed",
+        lambda tm, photos: real(tm, photos) + (0 if tm is load_model(DEFAULT_MODEL) else 100),
+    )
+    path = adapt(
+        saved, tmp_path / "mine", config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=1)
+    )
+    meta = json.loads(path.read_text())
+    assert meta["adapt"]["kept"] == "base"
+    for name in ("tile_detector.pt", "tile_classifier.pt"):
+        assert (path.parent / name).read_bytes() == (MODELS_DIR / name).read_bytes()
+    assert "原来" in read_progress(path.parent)["message_zh"]
+
+
+def test_refusals(tmp_path):
+    saved = _saved_photos(tmp_path / "labelled")
+    with pytest.raises(AdaptError, match="inside models"):
+        adapt(saved, MODELS_DIR / "personal", config=QUICK)
+    assert not (MODELS_DIR / "personal").exists()
+    empty = tmp_path / "empty"
+    labelstore.ensure_dataset(empty)
+    with pytest.raises(AdaptError, match="no saved photo"):
+        adapt(empty, tmp_path / "o1", config=QUICK)
+    assert read_progress(tmp_path / "o1")["error"]  # the page learns what went wrong
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "data.yaml").write_text("names: [a, b]\ntrain: images\n")
+    with pytest.raises(AdaptError, match="classes"):
+        adapt(foreign, tmp_path / "o2", config=QUICK)
+    done = adapt(saved, tmp_path / "o3", config=QUICK)
+    with pytest.raises(AdaptError, match="already holds"):
+        adapt(saved, done.parent, config=QUICK)
+
+
+def test_cli_reports_bad_input_in_one_line(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "vision", "adapt", str(tmp_path / "missing"), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "data.yaml" in proc.stderr

@@ -1,0 +1,140 @@
+"""Evaluation maths on hand-made boxes: matching, AP, P/R, all-tiles-right, confusions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_ID
+from vision.train.evaluate import (
+    EXTRA,
+    MISSED,
+    ImageResult,
+    all_tiles_right,
+    average_precision,
+    confusions,
+    iou_matrix,
+    match_predictions,
+    mean_ap,
+    precision_recall,
+    summarise,
+)
+
+A = [0, 0, 10, 10]
+B = [20, 0, 30, 10]
+C = [40, 0, 50, 10]
+
+
+def img(gt, gt_cls, pred=(), pred_cls=(), conf=()) -> ImageResult:
+    """Build an ImageResult from lists of boxes and class names."""
+    return ImageResult(
+        np.array(gt, dtype=float).reshape(-1, 4),
+        np.array([CLASS_ID[c] for c in gt_cls], dtype=int),
+        np.array(pred, dtype=float).reshape(-1, 4),
+        np.array([CLASS_ID[c] for c in pred_cls], dtype=int),
+        np.array(conf, dtype=float),
+    )
+
+
+def test_iou_known_values():
+    ious = iou_matrix([A, [5, 0, 15, 10]], [A, B])
+    assert ious[0, 0] == pytest.approx(1.0)
+    assert ious[0, 1] == 0.0
+    assert ious[1, 0] == pytest.approx(50 / 150)
+
+
+def test_matching_is_class_aware_and_one_to_one():
+    gt = np.array([A, B], float)
+    flags = match_predictions(
+        gt, np.array([1, 2]), np.array([A, A, B], float), np.array([1, 1, 3]), np.array([0.9, 0.8, 0.7])
+    )
+    # second prediction of A is a duplicate; B has the wrong class
+    assert flags.tolist() == [True, False, False]
+
+
+def test_matching_prefers_higher_confidence():
+    flags = match_predictions(
+        np.array([A], float), np.array([0]), np.array([A, A], float), np.array([0, 0]), np.array([0.3, 0.9])
+    )
+    assert flags.tolist() == [False, True]
+
+
+def test_iou_threshold():
+    shifted = [4, 0, 14, 10]  # IoU 6/14 = 0.43 with A
+    assert not match_predictions(np.array([A], float), [0], np.array([shifted], float), [0], [1.0])[0]
+    assert match_predictions(np.array([A], float), [0], np.array([shifted], float), [0], [1.0], iou_thr=0.4)[
+        0
+    ]
+
+
+def test_average_precision_perfect_and_half():
+    assert average_precision(np.array([True, True]), np.array([0.9, 0.8]), 2) == pytest.approx(1.0)
+    # one hit ranked first, one miss: recall stops at 0.5 with precision 1 -> AP ~ 0.5
+    assert average_precision(np.array([True, False]), np.array([0.9, 0.8]), 2) == pytest.approx(51 / 101)
+    # a false positive ranked above the only hit: precision 0.5 at every recall
+    assert average_precision(np.array([False, True]), np.array([0.9, 0.8]), 1) == pytest.approx(0.5)
+    assert np.isnan(average_precision(np.array([]), np.array([]), 0))
+
+
+def test_mean_ap_over_present_classes_only():
+    im = img([A, B], ["1m", "2m"], [A, B], ["1m", "2m"], [0.9, 0.9])
+    assert mean_ap([im]) == pytest.approx(1.0)
+    im_bad = img([A, B], ["1m", "2m"], [A, B], ["1m", "3m"], [0.9, 0.9])
+    assert mean_ap([im_bad]) == pytest.approx(0.5)  # 1m perfect, 2m zero; 3m has no GT: ignored
+
+
+def test_precision_recall_counts():
+    im = img([A, B, C], ["1m", "2m", "3m"], [A, B, [60, 0, 70, 10]], ["1m", "5p", "E"], [0.9, 0.8, 0.7])
+    p, r, tp, fp, fn = precision_recall([im])
+    assert (tp, fp, fn) == (1, 2, 2)
+    assert p == pytest.approx(1 / 3)
+    assert r == pytest.approx(1 / 3)
+
+
+def test_all_tiles_right():
+    assert all_tiles_right(img([A, B], ["1m", "2m"], [B, A], ["2m", "1m"], [0.5, 0.6]))
+    assert not all_tiles_right(img([A, B], ["1m", "2m"], [A], ["1m"], [0.5]))  # missed one
+    assert not all_tiles_right(img([A], ["1m"], [A, B], ["1m", "2m"], [0.5, 0.5]))  # extra one
+    assert not all_tiles_right(img([A], ["1m"], [A], ["2m"], [0.5]))  # wrong face
+    assert all_tiles_right(img([], []))  # nothing there, nothing reported
+
+
+def test_confusions():
+    im = img([A, B, C], ["1m", "2m", "3m"], [A, B, [60, 0, 70, 10]], ["1m", "5p", "E"], [0.9, 0.8, 0.7])
+    conf = confusions([im])
+    assert conf == {("2m", "5p"): 1, ("3m", MISSED): 1, (EXTRA, "E"): 1}
+
+
+def test_summarise_operating_point():
+    im = img([A, B], ["1m", "2m"], [A, B, C], ["1m", "2m", "W"], [0.9, 0.8, 0.1])
+    rep = summarise([im], conf=0.5)
+    assert rep.all_right == 1.0 and rep.precision == 1.0 and rep.recall == 1.0
+    assert rep.map50 == pytest.approx(1.0)
+    rep_low = summarise([im], conf=0.05)
+    assert rep_low.all_right == 0.0
+    assert ("(extra)", "W", 1) in rep_low.top_confusions
+
+
+def test_operating_point_is_the_best_tile_f1_lowest_on_ties():
+    from vision.train.pipeline import choose_conf
+
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    # two tiles read at 0.9 and 0.5, one false box at 0.2: F1 is best for 0.2 < conf <= 0.5
+    im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.5, 0.2]))
+    assert choose_conf([im]) == 0.25
+    # a faint true tile at 0.12, the false box at 0.06: only 0.1 keeps F1 = 1
+    im2 = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.12, 0.06]))
+    assert choose_conf([im2]) == 0.1
+
+
+def test_operating_point_stays_at_the_default_within_the_noise():
+    from vision.train.pipeline import choose_conf
+
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
+    im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.5, 0.3]))
+    # F1 is 1.0 for 0.3 < conf <= 0.5 and 0.8 at the default 0.25: a clear gain, so it moves
+    assert choose_conf([im]) == 0.35
+    # ... but not when the gain is within the margin
+    assert choose_conf([im], margin=0.25) == 0.25

@@ -1,0 +1,152 @@
+"""Training smoke run: a few generated images, tiny sizes, one epoch; never touches models/."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.classes import CLASS_ID
+from vision.read.detect import MODELS_DIR, detect, load_model
+from vision.train import crops as vcrops
+from vision.train import data
+
+pytestmark = pytest.mark.slow
+
+
+def _make_dataset(root: Path, n: int = 4) -> Path:
+    """Tiny YOLO dataset: light 'tiles' with a coloured mark on a green table."""
+    rng = np.random.default_rng(0)
+    for split in ("train", "val"):
+        (root / split / "images").mkdir(parents=True)
+        (root / split / "labels").mkdir(parents=True)
+        for i in range(n):
+            img = np.zeros((96, 128, 3), np.uint8)
+            img[:] = (30, 110, 40)
+            rows = []
+            for k in range(3):
+                x, y = 10 + 38 * k, 20 + int(rng.integers(0, 30))
+                img[y : y + 34, x : x + 26] = 235
+                cls = ("1m", "5p", "back")[k]
+                img[y + 10 : y + 24, x + 8 : x + 18] = (200, 30, 30) if k == 0 else (30, 30, 200)
+                rows.append(
+                    f"{CLASS_ID[cls]} {(x + 13) / 128:.4f} {(y + 17) / 96:.4f} {26 / 128:.4f} {34 / 96:.4f}"
+                )
+            Image.fromarray(img).save(root / split / "images" / f"{i}.png")
+            (root / split / "labels" / f"{i}.txt").write_text("\n".join(rows) + "\n")
+    (root / "data.yaml").write_text("path: .\ntrain: train/images\nval: val/images\n")
+    return root
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*")) if p.is_file()
+    }
+
+
+def test_two_stage_training_smoke(tmp_path, monkeypatch):
+    from vision.train import pipeline as train
+
+    monkeypatch.setattr(data, "DATASETS_DIR", tmp_path / "assembled")
+    before = _digest(MODELS_DIR)
+    src = _make_dataset(tmp_path / "src")
+    assert len(data.split_images(src, "train")) == 4
+
+    yaml_path = data.assemble("smoke", data.TILES, [src], val_source=src)
+    assert (tmp_path / "assembled" / "smoke" / "train" / "labels" / "s0_0.txt").read_text().startswith("0 ")
+    det = train.train_detector(yaml_path, "det", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs")
+    assert det.is_file()
+    # continuing from our own one-class weights carries every layer over
+    det2 = train.train_detector(
+        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det
+    )
+    assert det2.is_file()
+
+    crops = vcrops.load_crops([src], "train")
+    assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
+    cls = train.train_classifier(crops, tmp_path / "cls", epochs=1, batch_size=8, val=vcrops.val_crops(src))
+    assert cls.is_file()
+
+    model_json = train.ship(det, cls, conf=0.01, det_imgsz=64, models_dir=tmp_path / "models")
+    model = load_model(model_json)
+    dets = detect(np.asarray(Image.open(src / "val" / "images" / "0.png").convert("RGB")), model=model)
+    assert all(len(d.alternatives) <= 5 for d in dets)  # an untrained model may find nothing; it must run
+    assert _digest(MODELS_DIR) == before, "smoke training must not touch the shipped model"
+
+
+def test_split_images_with_a_relative_yaml_path(tmp_path, monkeypatch):
+    """A data.yaml given by a relative path (as the README's `../shared/...`) finds its images."""
+    root = tmp_path / "sets" / "real"
+    (root / "val" / "images").mkdir(parents=True)
+    (root / "val" / "images" / "a.jpg").write_bytes(b"x")
+    (root / "data.yaml").write_text("val: val/images\nnames: ['1m']\n")
+    monkeypatch.chdir(tmp_path / "sets")
+    assert [p.name for p in data.split_images(Path("real/data.yaml"), "val")] == ["a.jpg"]
+    assert [p.name for p in data.split_images(Path("real"), "val")] == ["a.jpg"]
+
+
+def test_close_up_photos_are_repeated_in_the_assembled_train_split(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "DATASETS_DIR", tmp_path / "assembled")
+    src = _make_dataset(tmp_path / "src")  # tiles 26x34 px in 128x96: median side ~0.25 of the image
+    far = src / "train" / "labels" / "3.txt"
+    far.write_text("0 0.5 0.5 0.05 0.06\n")  # a distant tile
+    (src / "train" / "labels" / "2.txt").write_text("")  # no tile of the 35
+    assert data.is_close_up(src / "train" / "images" / "0.png")
+    assert not data.is_close_up(src / "train" / "images" / "3.png")
+    assert not data.is_close_up(src / "train" / "images" / "2.png")
+    yaml_path = data.assemble("rep", data.TILES, [src], val_source=src, close_up_repeat=3)
+    names = sorted(p.name for p in (yaml_path.parent / "train" / "images").iterdir())
+    assert names == sorted(
+        [
+            "s0_0.png",
+            "s0r1_0.png",
+            "s0r2_0.png",
+            "s0_1.png",
+            "s0r1_1.png",
+            "s0r2_1.png",
+            "s0_2.png",
+            "s0_3.png",
+        ]
+    )
+    labels = yaml_path.parent / "train" / "labels"
+    assert (labels / "s0r2_1.txt").read_text() == (labels / "s0_1.txt").read_text()
+
+
+def test_other_crops_come_from_tile_free_photos_only(tmp_path):
+    from vision.classes import OTHER_ID
+
+    src = _make_dataset(tmp_path / "src")
+    (src / "train" / "labels" / "1.txt").write_text("")
+    negatives = vcrops.negative_images([src])
+    assert negatives == [src / "train" / "images" / "1.png"]
+    calls = []
+
+    def two_boxes(rgb: np.ndarray) -> np.ndarray:
+        calls.append(rgb.shape)
+        return np.array([[10, 20, 36, 54], [48, 20, 74, 54]], np.float64)
+
+    cache = tmp_path / "other.npz"
+    crops = vcrops.other_crops(negatives, two_boxes, cache)
+    assert crops.x.shape == (2, vcrops.SRC_H, vcrops.SRC_W, 3)
+    assert crops.y.tolist() == [OTHER_ID, OTHER_ID]
+    assert calls == [(96, 128, 3)]
+    again = vcrops.other_crops(negatives, two_boxes, cache)  # from the cache: the detector is not run
+    assert calls == [(96, 128, 3)] and np.array_equal(again.x, crops.x)
+
+
+def test_other_crop_boxes_come_from_the_plain_view(monkeypatch):
+    """`other` crops are boxes on ordinary photos: the aspect views (chosen by detector mass alone
+    for a bare detector) must not change which boxes the shipped classifier was trained on."""
+    from vision.read import detect as vdetect
+
+    weights = vdetect.MODELS_DIR / "tile_detector.pt"
+    if not weights.is_file():
+        pytest.skip("no shipped detector")
+    seen = []
+    monkeypatch.setattr(vdetect, "detect", lambda rgb, **kw: seen.append(kw) or [])
+    boxes = vcrops.detector_boxes(weights, 384)(np.zeros((32, 32, 3), np.uint8))
+    assert len(boxes) == 0 and seen and seen[0]["aspect_views"] is False
+    assert seen[0]["model"].conf == 0.3 and seen[0]["model"].det_imgsz == 384

@@ -1,0 +1,421 @@
+"""Read every tile in a photo: detector boxes + per-tile class with the model's next guesses.
+
+The shipped model is two-stage (see models/MODEL_CARD.md for the measured comparison): a one-class
+YOLO detector finds tiles (face-up or face-down) on a 640-px-class view of the photo, then a small CNN
+reads each tile from a crop of the ORIGINAL photo, where a 12 MP phone photo gives a tile ~100+ px
+wide instead of ~20 px. The classifier's softmax provides `alternatives`, so the app can offer the
+model's next guesses first when a player corrects a tile.
+
+A plain ultralytics YOLO `.pt` with the 35 classes is also accepted (single-stage; used to compare
+architectures); it has no alternatives.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import _env
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.read import manifest, safe_weights
+from vision.read.imageio import load_image, load_image_reduced
+from vision.read.operating_point import DEFAULT, OperatingPoint
+from vision.read.suppress import keep_one_per_tile
+from vision.read.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles
+
+MODELS_DIR = _env.REPO_ROOT / "models"
+DEFAULT_MODEL = MODELS_DIR / "model.json"
+MAX_ALTERNATIVES = 5
+
+
+@dataclass
+class Detection:
+    """One tile, in pixels of the upright original image.
+
+    `tile_conf`: how sure the reader is that a tile is there (the operating point is decided on it);
+    `face_conf`: how sure it is of the face `cls`; `conf` = tile_conf x face_conf (the single score
+    of earlier versions, still what mAP ranks by). `unsure`: a sure tile with a doubtful face; the
+    page shows it orange and offers `alternatives` (next faces, ranked, with their face probability).
+    """
+
+    cls: str
+    conf: float
+    xyxy: tuple[float, float, float, float]
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    tile_conf: float | None = None
+    face_conf: float = 1.0
+    unsure: bool = False
+
+    def __post_init__(self) -> None:
+        if self.tile_conf is None:
+            self.tile_conf = self.conf
+
+    def to_json(self) -> dict:
+        """JSON-ready dict in the CLI's schema."""
+        return {
+            "cls": self.cls,
+            "conf": round(self.conf, 4),
+            "tile_conf": round(float(self.tile_conf), 4),
+            "face_conf": round(self.face_conf, 4),
+            "unsure": self.unsure,
+            "xyxy": [round(v, 1) for v in self.xyxy],
+            "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
+        }
+
+
+@dataclass
+class TileModel:
+    """A loaded model: detector (+ classifier for the two-stage kind) and its operating point."""
+
+    detector: object
+    classifier: TileNet | None
+    op: OperatingPoint
+    det_imgsz: int
+    path: Path
+    meta: dict
+
+    @property
+    def conf(self) -> float:
+        return self.op.conf
+
+    @property
+    def tile_conf(self) -> float:
+        return self.op.tile_conf
+
+    @property
+    def face_conf(self) -> float:
+        return self.op.face_conf
+
+    @property
+    def two_stage(self) -> bool:
+        """True when faces are read by the crop classifier."""
+        return self.classifier is not None
+
+
+def _load_yolo(path: Path) -> object:
+    """The YOLO detector in `path`, loaded without unpickling code (vision.read.safe_weights)."""
+    _env.keep_pil_open_offline()
+    detector = safe_weights.load_detector(path)
+    _env.use_every_core()
+    return detector
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: str) -> TileModel:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"model file not found: {p}")
+    if p.suffix == ".json":
+        m = manifest.read(p)
+        files = {name: manifest.weights_path(p, name) for name in (m.detector, m.classifier) if name}
+        for name, file in files.items():
+            if not file.is_file():
+                raise manifest.ModelFileError(f"{p}: weights file {name} is missing beside it")
+        detector = _load_yolo(files[m.detector])
+        classifier = None
+        if m.classifier:
+            state = safe_weights.load_state_dict(files[m.classifier])
+            try:
+                outputs = classifier_outputs(state)
+            except (KeyError, IndexError) as exc:
+                raise manifest.ModelFileError(f"{p}: {m.classifier} is not a tile classifier") from exc
+            if outputs != len(m.classifier_classes):
+                raise manifest.ModelFileError(
+                    f"{p}: classifier has {outputs} outputs but model.json names {len(m.classifier_classes)}"
+                )
+            classifier = TileNet(num_classes=outputs, width=m.classifier_width)
+            try:
+                classifier.load_state_dict({k: v.float() for k, v in state.items()})
+            except RuntimeError as exc:
+                raise manifest.ModelFileError(
+                    f"{p}: {m.classifier} does not fit a width-{m.classifier_width} tile classifier"
+                ) from exc
+            classifier.eval()
+        meta = m.to_dict()
+        return TileModel(detector, classifier, m.op, m.det_imgsz, p, meta)
+    # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
+    side = p.with_suffix(".json")
+    meta = json.loads(side.read_text()) if side.is_file() else {}
+    detector = _load_yolo(p)
+    names = list(getattr(detector, "names", {}).values())
+    if names and names != list(CLASS_NAMES) and len(names) != 1:
+        raise ValueError(f"{p}: detector classes {names[:5]}... do not match vision.classes")
+    try:
+        op = OperatingPoint.from_json(
+            {"conf": DEFAULT.conf, **meta}, legacy_tile_conf="tile_conf" not in meta
+        )
+    except ValueError as exc:
+        raise manifest.ModelFileError(f"{side}: {exc}") from exc
+    return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
+
+
+def load_model(path: str | Path | None = None) -> TileModel:
+    """Load (once per process, cached) the shipped model or the given model.json / YOLO .pt."""
+    return _load_cached(str(Path(path or DEFAULT_MODEL).resolve()))
+
+
+#: The detector never looks at more than this many pixels per side of the original: views are cut
+#: from one area-averaged copy this size, so the extra aspect views below stay cheap on 12 MP photos.
+MID_SIDE = 1536
+
+#: Aspect views (x squeeze, y squeeze) tried besides the photo as it is. Some photos reach us with
+#: their aspect ratio distorted: dataset exports and some apps stretch every image to a square, so a
+#: column of tiles turns into bars 10x wider than high, which the detector (trained on tiles of
+#: normal proportions) does not see as tiles. Squeezing the view by the right factor restores them.
+ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
+
+#: An aspect view replaces the photo as it is only if it reads at least this many times the
+#: confident-tile mass AND at least ASPECT_GAIN more (sum of tile confidences at the operating point).
+#: Both bars keep ordinary photos on the plain view (what the rule does on ordinary photos is
+#: measured in models/MODEL_CARD.md).
+ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
+#: The aspect views are computed only when the plain view says the photo may be distorted: fewer
+#: than ASPECT_MIN_TILES confident tiles, or tiles whose median long/short side ratio exceeds
+#: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest aspect
+#: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
+ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
+
+#: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this many times
+#: the detector's input size on the long side: every view (plain or squeezed) is still an area
+#: average of at least two decoded pixels per detector pixel, and the tiles of a phone photo of a
+#: hand are still wider than the classifier's crop there (else faces come from the full decode).
+DECODE_FACTOR = 2
+
+
+def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo area-averaged down by a whole factor to about MID_SIDE (or as it is); returns it and
+    its scale to the original. A whole factor keeps OpenCV on its fast area path (a 12 MP photo to
+    a third in a few ms instead of ~50 ms for an arbitrary factor); the at most factor-1 pixels of
+    the right and bottom edge that do not fill a block are left out."""
+    h, w = image.shape[:2]
+    k = max(1, round(max(h, w) / MID_SIDE))
+    if k == 1:
+        return image, 1.0
+    block = image[: h - h % k, : w - w % k]
+    return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
+
+
+class _Pixels:
+    """The image the detector reads (perhaps a reduced decode of the photo file) and where the
+    classifier's crops are cut: from it, or from the full-size decode when the tiles are smaller
+    there than the classifier's crop (decoded once, only then)."""
+
+    def __init__(self, rgb: np.ndarray, scale: float = 1.0, path: Path | None = None) -> None:
+        self.rgb = rgb
+        self.scale = scale  # from `rgb` pixels to the photo's full-size pixels
+        self.path = path
+        self._full: np.ndarray | None = None
+
+    def crops(self, boxes: np.ndarray) -> np.ndarray:
+        """Crops of `boxes` (in `rgb` pixels) at the classifier's input size."""
+        if self.scale > 1 and self.path is not None and len(boxes):
+            short = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+            if float(np.median(short)) < CROP_W:
+                if self._full is None:
+                    self._full = load_image(self.path)
+                return crop_tiles(self._full, boxes * self.scale)
+        return crop_tiles(self.rgb, boxes)
+
+
+def _detector_view(
+    image: np.ndarray, imgsz: int, squeeze: tuple[int, int] = (1, 1)
+) -> tuple[np.ndarray, float, float]:
+    """Downscale with area averaging (ultralytics' bilinear resize aliases badly on big photos) to the
+    detector's size, squeezed by `squeeze` (x, y); returns the BGR view and the x and y scales from
+    view to `image` pixels."""
+    h, w = image.shape[:2]
+    sw, sh = w / squeeze[0], h / squeeze[1]
+    scale = max(1.0, max(sw, sh) / imgsz)
+    vw, vh = max(1, round(sw / scale)), max(1, round(sh / scale))
+    view = image if (vw, vh) == (w, h) else cv2.resize(image, (vw, vh), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(view[:, :, ::-1]), w / vw, h / vh
+
+
+@dataclass
+class _ViewReading:
+    """Boxes (original pixels), detector confidence, and class probabilities of one view."""
+
+    boxes: np.ndarray
+    det_conf: np.ndarray
+    det_cls: np.ndarray
+    probs: np.ndarray | None
+
+    def tile_conf(self) -> np.ndarray:
+        """Confidence that each box is a tile with the face read (detector x classifier)."""
+        if self.probs is None:
+            return self.det_conf
+        return self.det_conf * self.probs[:, :NUM_CLASSES].max(1, initial=0.0)
+
+    def score(self, conf: float) -> float:
+        """Confident-tile mass: sum of tile confidences at or above the operating point."""
+        c = self.tile_conf()
+        return float(c[c >= conf].sum())
+
+    def looks_distorted(self, conf: float) -> bool:
+        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO)."""
+        b = self.boxes[self.tile_conf() >= conf]
+        if len(b) < ASPECT_MIN_TILES:
+            return True
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6))) > ASPECT_MAX_RATIO
+
+
+def _read_view(
+    tm: TileModel,
+    mid: np.ndarray,
+    mid_scale: float,
+    size: tuple[int, int],
+    squeeze: tuple[int, int],
+    floor: float,
+) -> _ViewReading:
+    """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
+    Faces are not read yet (see _with_faces): most aspect views never need it."""
+    view, sx, sy = _detector_view(mid, tm.det_imgsz, squeeze)
+    result = tm.detector.predict(
+        view, imgsz=tm.det_imgsz, conf=floor, iou=tm.op.nms_iou, verbose=False, device="cpu"
+    )
+    found = result[0].boxes
+    boxes = found.xyxy.cpu().numpy().astype(np.float64).reshape(-1, 4)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
+    det_conf = found.conf.cpu().numpy().astype(np.float64)
+    return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None)
+
+
+def _with_faces(tm: TileModel, pixels: _Pixels, reading: _ViewReading) -> _ViewReading:
+    """The reading with each box's face read by the classifier from a crop of the photo."""
+    if tm.classifier is None:
+        return reading
+    boxes = reading.boxes
+    probs = classify_crops(tm.classifier, pixels.crops(boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
+    return _ViewReading(reading.boxes, reading.det_conf, reading.det_cls, probs)
+
+
+def switch_bar(base: float) -> float:
+    """Confident-tile mass an aspect view needs to replace a plain view that has `base`."""
+    return max(ASPECT_FACTOR * base, base + ASPECT_GAIN)
+
+
+def choose_view(base: float, others: list[float]) -> int:
+    """Index of the view to keep: -1 for the photo as it is, else the best aspect view that clears
+    both ASPECT_FACTOR x and +ASPECT_GAIN over the plain view's confident-tile mass."""
+    bar = switch_bar(base)
+    best = -1
+    for i, s in enumerate(others):
+        if s >= bar and (best < 0 or s > others[best]):
+            best = i
+    return best
+
+
+def _best_reading(tm: TileModel, pixels: _Pixels, floor: float, aspect_views: bool) -> _ViewReading:
+    """The plain view's reading, or an aspect view's where `choose_view` prefers it; boxes down to
+    detector confidence `floor`.
+
+    Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
+    score is at most its detector mass (class probabilities are <= 1), so faces are read only in
+    views that could still win; the chosen view is read again only when the caller asked for
+    lower-confidence candidates too. A plain view that does not look distorted needs none.
+    """
+    rgb = pixels.rgb
+    mid, mid_scale = _mid_image(rgb)
+    size = (rgb.shape[1], rgb.shape[0])
+    plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
+    base = plain.score(tm.conf)
+    if not (aspect_views and ASPECT_VIEWS) or not plain.looks_distorted(tm.conf):
+        return plain
+    bar = switch_bar(base)
+    others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
+    others = [_with_faces(tm, pixels, o) if o.score(tm.conf) >= bar else o for o in others]
+    pick = choose_view(base, [o.score(tm.conf) for o in others])
+    if pick < 0:
+        return plain
+    if floor < tm.conf:
+        return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
+    return others[pick]
+
+
+def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
+    """(tile_conf per box, face probabilities per box over the 35 classes, rows summing to 1).
+
+    tile_conf = detector confidence x (1 - p(other)): the detector says "something tile-shaped is
+    here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
+    The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
+    WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
+    and dropped every tile whose face was unsure, which on a print the model never saw was a large
+    share of the tiles (measured in models/MODEL_CARD.md).
+    """
+    if reading.probs is None:
+        return reading.det_conf, np.zeros((len(reading.det_conf), 0))
+    real = reading.probs[:, :NUM_CLASSES]
+    mass = real.sum(1)
+    face = real / np.maximum(mass, 1e-9)[:, None]
+    return reading.det_conf * mass, face
+
+
+def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:
+    """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
+    model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
+    `threshold` a caller asks for."""
+    tile, face = tile_and_face(reading)
+    sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
+    keep = np.ones(len(tile), dtype=bool)
+    at_op = sure[tile[sure] >= tm.tile_conf]
+    keep[at_op[~keep_one_per_tile(reading.boxes[at_op], tile[at_op])]] = False
+    detections: list[Detection] = []
+    for i in sure:
+        if not keep[i] or tile[i] < threshold:
+            continue
+        box = tuple(map(float, reading.boxes[i]))
+        if face.shape[1]:
+            order = np.argsort(-face[i])[: MAX_ALTERNATIVES + 1]
+            best, fc = CLASS_NAMES[order[0]], float(face[i, order[0]])
+            alts = [(CLASS_NAMES[k], float(face[i, k])) for k in order[1:]]
+        else:
+            names = tm.detector.names
+            best = "tile" if len(names) == 1 else names[int(reading.det_cls[i])]
+            fc, alts = 1.0, []
+        tc = float(tile[i])
+        detections.append(Detection(best, tc * fc, box, alts, tc, fc, tm.op.is_unsure(fc)))
+    detections.sort(key=lambda d: (d.xyxy[0], d.xyxy[1]))
+    return detections
+
+
+def detect(
+    image: str | Path | np.ndarray,
+    conf: float | None = None,
+    model: TileModel | str | Path | None = None,
+    aspect_views: bool = True,
+) -> list[Detection]:
+    """Detect and read every tile in a photo.
+
+    `image` is a file path (loaded upright, see vision.read.imageio) or an upright RGB uint8 array.
+    `conf` is the threshold on `tile_conf` (is it a tile), default the model's operating point;
+    a low value (0.01) returns the low-confidence candidates too, e.g. for evaluation curves. A
+    tile whose face is doubtful is still returned, marked `unsure` with its ranked `alternatives`.
+    Boxes are in original pixels, sorted left to right. With `aspect_views` (default) a photo whose
+    aspect looks distorted is also read through squeezed views (see ASPECT_VIEWS); the view is
+    chosen at the model's own operating point, so `conf` only filters what is returned.
+    """
+    tm = model if isinstance(model, TileModel) else load_model(model)
+    threshold = tm.tile_conf if conf is None else float(conf)
+    if isinstance(image, (str, Path)):
+        reduced, scale = load_image_reduced(image, DECODE_FACTOR * tm.det_imgsz)
+        pixels = _Pixels(reduced, scale, Path(image))
+    else:
+        pixels = _Pixels(np.asarray(image))
+    rgb = pixels.rgb
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+        raise ValueError("image array must be H x W x 3 uint8 RGB")
+    # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed.
+    floor = max(min(threshold, tm.conf, tm.tile_conf), 0.001)
+    reading = _best_reading(tm, pixels, floor, aspect_views)
+    if len(reading.boxes) == 0:
+        return []
+    if pixels.scale != 1.0:  # boxes in the full-size photo's pixels
+        reading.boxes = reading.boxes * pixels.scale
+    return _decide(tm, reading, threshold)

@@ -1,0 +1,59 @@
+"""Where the reader draws its lines: one dataclass, its values read from the model's model.json.
+
+Why one place: the operating point decides what a player sees (which boxes come back, which are
+drawn orange and asked about first) and what `evaluate` reports; it was once a 0.25 repeated in
+several modules, where changing one copy silently disagreed with the others. model.json carries a
+model's own values (chosen by `train` on synthetic validation scenes); the defaults here are used
+only for a model.json that predates a field, and for bare YOLO weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """The reader's thresholds. Field names are model.json's keys."""
+
+    #: Joint (detector x face) confidence: the detector's floor, and where the plain and squeezed
+    #: views of a photo are compared (vision.read.detect.choose_view).
+    conf: float = 0.25
+    #: A box whose tile confidence (is it a tile at all) is at or above this is returned.
+    tile_conf: float = 0.25
+    #: A returned tile whose face probability is under this is marked unsure (orange on the page).
+    face_conf: float = 0.5
+    #: Boxes overlapping more than this (IoU) are one tile to the detector's non-maximum suppression.
+    nms_iou: float = 0.6
+
+    def is_unsure(self, face_probability: float) -> bool:
+        """The unsure rule: the reader is sure a tile is there but not of its face."""
+        return face_probability < self.face_conf
+
+    def to_json(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, object], legacy_tile_conf: bool = False) -> OperatingPoint:
+        """The values present in `d` (model.json), the defaults for the rest; each within 0..1.
+        `legacy_tile_conf`: a format-1 model.json had one threshold, `conf`, for both."""
+        values: dict[str, float] = {}
+        for name in cls.__dataclass_fields__:
+            raw = d.get(name)
+            if raw is None and name == "tile_conf" and legacy_tile_conf:
+                raw = d.get("conf")
+            if raw is None:
+                continue
+            try:
+                value = float(raw)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a number, got {raw!r}") from None
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within 0..1, got {value}")
+            values[name] = value
+        return cls(**values)
+
+
+#: The values used where a model does not say (see the module doc).
+DEFAULT = OperatingPoint()

@@ -1,0 +1,121 @@
+"""The crop classifier: TileNet, how tiles are cut from a photo, and how crops are read.
+
+Why its own module: training (vision.train.pipeline), adaptation to a player's set (vision.train.adapt) and
+detection (vision.read.detect) must cut and read crops in exactly the same way; keeping the net and the
+crop geometry in one place is what guarantees it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classes import NUM_CLASSES
+
+#: Classifier input: a tile crop turned upright-portrait and resized to CROP_W x CROP_H.
+CROP_W, CROP_H = 48, 64
+#: Crops include this fraction of the box size as context on every side.
+CROP_MARGIN = 0.08
+
+
+class TileNet(nn.Module):
+    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits (36 with `other`).
+
+    Deliberately small (~0.3 M parameters) so it trains in minutes on a laptop CPU and runs on a
+    whole hand in a few milliseconds; spatial layout is kept to the end (no global pooling)
+    because "how many bamboo sticks, where" is the class.
+    """
+
+    def __init__(self, num_classes: int = NUM_CLASSES, width: int = 24) -> None:
+        super().__init__()
+
+        def conv(cin: int, cout: int) -> list[nn.Module]:
+            return [
+                nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True),
+            ]
+
+        w = width
+        self.features = nn.Sequential(
+            *conv(3, w),
+            nn.MaxPool2d(2),  # 32 x 24
+            *conv(w, 2 * w),
+            *conv(2 * w, 2 * w),
+            nn.MaxPool2d(2),  # 16 x 12
+            *conv(2 * w, 4 * w),
+            *conv(4 * w, 4 * w),
+            nn.MaxPool2d(2),  # 8 x 6
+            *conv(4 * w, 6 * w),
+            nn.MaxPool2d(2),  # 4 x 3
+        )
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(6 * w * 12, num_classes))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: float N x 3 x CROP_H x CROP_W in 0..1."""
+        return self.head(self.features(x))
+
+
+def classifier_outputs(state: dict) -> int:
+    """How many classes a TileNet state dict reads: 35, or 36 with the `other` output."""
+    return int(state["head.2.weight"].shape[0])
+
+
+def crop_tiles(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    margin: float = CROP_MARGIN,
+    size: tuple[int, int] = (CROP_W, CROP_H),
+) -> np.ndarray:
+    """Cut each box (x1,y1,x2,y2 pixels) from an RGB image as an upright-portrait crop of `size` (w, h).
+
+    Landscape boxes (tiles lying sideways) are turned 90 degrees so every crop is portrait; the
+    classifier is trained to read both 180-degree orientations and mirror images. Training cuts
+    its crops with this same function (with a wider margin, for augmentation room).
+    """
+    h, w = image.shape[:2]
+    out = np.zeros((len(boxes), size[1], size[0], 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(np.asarray(boxes, dtype=np.float64).reshape(-1, 4)):
+        bw, bh = x2 - x1, y2 - y1
+        xa, xb = int(max(0, np.floor(x1 - margin * bw))), int(min(w, np.ceil(x2 + margin * bw)))
+        ya, yb = int(max(0, np.floor(y1 - margin * bh))), int(min(h, np.ceil(y2 + margin * bh)))
+        if xb - xa < 2 or yb - ya < 2:
+            continue
+        crop = image[ya:yb, xa:xb]
+        if bw > bh:
+            crop = np.rot90(crop)
+        out[i] = cv2.resize(np.ascontiguousarray(crop), size, interpolation=cv2.INTER_AREA)
+    return out
+
+
+def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
+    """uint8 N x H x W x 3 -> float N x 3 x H x W in 0..1."""
+    return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+#: A crop whose face the classifier reads at least this sure from the crop as it is skips the
+#: three other views: the average over them moves such a reading by a few hundredths at most, and
+#: the four views cost four times as much as one.
+TTA_BELOW = 0.9
+
+
+def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TTA_BELOW) -> np.ndarray:
+    """Class probabilities per crop: from the crop as it is, averaged with its 180-degree turn and
+    both mirrors where that reading is less sure than `tta_below` (1.0: every crop, 0: none).
+
+    The classifier is trained on all four (tiles lie either way round; some train photos are
+    mirrored), so averaging them is a free ensemble for the crops in doubt (its gain is measured in
+    models/MODEL_CARD.md).
+    """
+    x = crops_to_tensor(crops)
+    with torch.inference_mode():
+        probs = torch.softmax(classifier(x), 1)
+        doubt = torch.nonzero(probs.max(1).values < tta_below).flatten()
+        if len(doubt):
+            d = x[doubt]
+            views = (torch.flip(d, [2, 3]), torch.flip(d, [3]), torch.flip(d, [2]))
+            more = torch.stack([torch.softmax(classifier(v), 1) for v in views]).sum(0)
+            probs[doubt] = (probs[doubt] + more) / 4
+        return probs.numpy()

@@ -1,0 +1,91 @@
+"""Every option of `python -m vision train`, with its one default, as a dataclass.
+
+Why: the defaults used to live in three places (argparse, the training functions' keyword
+defaults, the model card's commands) and drifted apart (the detector's epochs were 30 in the CLI
+and 40 in the function). Now the dataclass is the one place; the CLI flags are generated from it
+(`add_arguments`), and `vision.train.pipeline.run` takes a `TrainConfig` (an argparse namespace built from
+it works too).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import MISSING, dataclass, field, fields
+
+from vision import _env
+
+
+def _opt(default, help: str, **extra):  # noqa: A002 - mirrors argparse's own keyword
+    return field(default=default, metadata={"help": help, **extra})
+
+
+@dataclass
+class TrainConfig:
+    """Options of a training run (see models/MODEL_CARD.md for the commands behind the shipped model)."""
+
+    stage: str = _opt(
+        "all",
+        "what to run; replay: only (re)build the replay bank that `adapt` mixes in",
+        choices=["all", "detector", "classifier", "ship", "replay"],
+    )
+    arch: str = _opt("two-stage", "model kind", choices=["two-stage", "single"])
+    name: str = _opt("shipped", "run folder under runs/train/")
+    device: str = _opt(
+        "cpu",
+        "cpu, or a CUDA device: 0 / cuda:0; several GPUs as 0,1,2,3 (the detector trains with "
+        "ultralytics' own DDP, the classifier on the first)",
+    )
+    imgsz: int = _opt(384, "detector input size")
+    det_epochs: int = _opt(30, "detector epochs")
+    det_hours: float | None = _opt(None, "wall-time cap for the detector")
+    det_init: str | None = _opt(None, "start the detector from these weights")
+    det_batch: int = _opt(16, "detector batch size (raise it on a GPU)")
+    close_up_repeat: int = _opt(1, "link close-up train photos this many times (detector)")
+    other_detector: str = _opt(
+        str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
+        "detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",
+    )
+    detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
+    close_mosaic: int = _opt(10, "final detector epochs without mosaic")
+    cls_epochs: int = _opt(14, "classifier epochs")
+    cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
+    cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")
+    cls_lr: float = _opt(3e-3, "classifier peak learning rate (one-cycle)")
+    seed: int = _opt(0, "random seed")
+    no_synth: bool = _opt(False, "real (+ saved labels) data only")
+    hold_out: str | None = _opt(
+        None,
+        "leave one group of the real set out (datasets/groups/*.json, vision.train.groups)",
+        metavar="FILE:GROUP",
+    )
+    synth_n: int = _opt(400, "scenes to generate if none exist yet")
+    drawn_synth_n: int = _opt(400, "drawn-face scenes for the classifier (0 = none)")
+    conf: float | None = _opt(None, "operating point (tile_conf) to ship (default: chosen on synthetic val)")
+    ship: bool = _opt(False, "copy the result into models/ (or --models-dir)")
+    detector: str | None = _opt(None, "ship these detector weights instead of the run's")
+    models_dir: str | None = _opt(None, "ship into this folder instead of models/ (staging)")
+    resume: bool = _opt(False, "continue an interrupted run")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One `--flag` per TrainConfig field, with the field's default, type and help."""
+    for f in fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        meta = dict(f.metadata)
+        default = f.default if f.default is not MISSING else None
+        if f.type in ("bool", bool):
+            parser.add_argument(flag, action="store_true", help=meta["help"])
+            continue
+        kind = {"int": int, "float": float, "int | None": int, "float | None": float}.get(str(f.type), str)
+        parser.add_argument(flag, type=kind, default=default, **meta)
+
+
+def from_namespace(ns: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig of parsed CLI arguments (extra attributes such as `command` are ignored)."""
+    return TrainConfig(**{f.name: getattr(ns, f.name) for f in fields(TrainConfig) if hasattr(ns, f.name)})
+
+
+def torch_device(device: str) -> str:
+    """The torch device for the classifier: "0,1" or "0" -> "cuda:0"; "cpu"/"cuda:1" as given."""
+    first = device.split(",")[0].strip()
+    return f"cuda:{first}" if first.isdigit() else first

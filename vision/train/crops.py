@@ -1,0 +1,194 @@
+"""Classifier training crops: how they are cut, cached, mixed and augmented.
+
+Why its own module: the full training run (vision.train.pipeline) and the few-photo adaptation to a
+player's set (vision.train.adapt) must cut and augment crops the same way; the crops' geometry is
+defined once here, next to the inference crops of vision.read.tilenet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.classes import OTHER_ID
+from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, TileNet, crop_tiles, crops_to_tensor
+from vision.train import data
+
+#: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
+SRC_MARGIN = 0.2
+SRC_W, SRC_H = 60, 80
+#: `other` crops are few (~280 from 48 photos, ~1 % of all crops); each is seen this many times per
+#: epoch (differently augmented) so the class is learnt, like any other class of ~1,000 crops.
+OTHER_REPEAT = 4
+
+
+@dataclass
+class CropSet:
+    """Training crops (wide margin, SRC size) with class ids."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+
+def _cached_crops(cache: Path | None, build: Callable[[], CropSet]) -> CropSet:
+    """The crops cached at `cache` (.npz), or `build()`'s, cached there first (None: no cache)."""
+    if cache is not None and cache.is_file():
+        with np.load(cache) as z:
+            return CropSet(z["x"], z["y"])
+    out = build()
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, x=out.x, y=out.y)
+    return out
+
+
+def load_crops(sources: list[Path], split: str = "train", cache: Path | None = None) -> CropSet:
+    """Crops of every labelled box in the sources' split, cached as .npz (cutting takes ~1 min)."""
+
+    def build() -> CropSet:
+        xs, ys = [], []
+        for src in sources:
+            x, y, _ = data.extract_crops(data.split_images(src, split), SRC_MARGIN, (SRC_W, SRC_H))
+            xs.append(x)
+            ys.append(y)
+        return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+    return _cached_crops(cache, build)
+
+
+def classifier_crops(sources: list[Path], cache_dir: Path, seed: int, max_extra: int = 7000) -> CropSet:
+    """All real crops, plus at most `max_extra` crops from each further source (synthetic scenes hold
+    ~30 tiles each; most of their value is the face-down `back` class, absent from the real set, so
+    they are subsampled to keep epochs short on CPU)."""
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for i, src in enumerate(sources):
+        c = load_crops([src], "train", cache=cache_dir / f"crops_train_{src.name}.npz")
+        if i > 0 and len(c.y) > max_extra:
+            keep = np.sort(rng.choice(len(c.y), max_extra, replace=False))
+            c = CropSet(c.x[keep], c.y[keep])
+        xs.append(c.x)
+        ys.append(c.y)
+    return CropSet(np.concatenate(xs), np.concatenate(ys))
+
+
+def negative_images(sources: list[Path], split: str = "train") -> list[Path]:
+    """Photos whose label file exists and is empty: labelled as holding no tile of the 35.
+
+    In the real set these show only flower/season tiles (not used in Liaoning rules).
+    """
+    out = []
+    for src in sources:
+        for img in data.split_images(src, split):
+            lbl = data.label_path_for(img)
+            if lbl.is_file() and not data.read_labels(lbl):
+                out.append(img)
+    return out
+
+
+def other_crops(
+    images: list[Path],
+    find_boxes: Callable[[np.ndarray], np.ndarray],
+    cache: Path | None = None,
+) -> CropSet:
+    """Crops labelled `other`: every box `find_boxes` (a tile detector) finds in tile-free photos.
+
+    Why: a one-class detector rightly finds flower/season tiles too; without examples of them the
+    classifier must name them as one of the 35 faces, and the page would show a tile that is not
+    in play. Detector boxes (not labels) are the only boxes these photos have.
+    """
+    from vision.read.imageio import ImageLoadError, load_image
+
+    def build() -> CropSet:
+        xs = []
+        for image in images:
+            try:
+                rgb = load_image(image)
+            except ImageLoadError:
+                continue
+            boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+            if len(boxes):
+                xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+        x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
+        return CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+
+    return _cached_crops(cache, build)
+
+
+def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np.ndarray], np.ndarray]:
+    """`find_boxes` for other_crops: the given one-class detector's boxes (pixels) above `conf`."""
+    from dataclasses import replace
+
+    from vision.read.detect import detect, load_model
+
+    base = load_model(weights)  # bare weights: single-stage
+    tm = replace(base, op=replace(base.op, conf=conf), det_imgsz=imgsz)
+    # The plain view only: these are ordinary photos, and with no classifier to read faces the
+    # aspect views' choice would rest on detector confidence alone (it took 406 boxes, not 276).
+    return lambda rgb: np.array([d.xyxy for d in detect(rgb, model=tm, aspect_views=False)])
+
+
+def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
+    """Crops of the real val boxes exactly as inference cuts them (margin, size)."""
+    x, y, _ = data.extract_crops(data.split_images(source, "val"), CROP_MARGIN, (CROP_W, CROP_H))
+    return CropSet(x, y)
+
+
+def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Random geometry + colour on a batch of wide crops (N x 3 x SRC_H x SRC_W, 0..1) -> CROP size.
+
+    Mirror (the real train set holds flipped photos, so mirrored characters must read the same),
+    180-degree turns (tiles face the camera either way up), rare 90-degree turns (square-ish boxes),
+    small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts.
+    """
+    n = batch.shape[0]
+
+    def u(lo: float, hi: float) -> torch.Tensor:
+        return torch.rand(n, generator=gen) * (hi - lo) + lo
+
+    angle = u(-12, 12) * math.pi / 180
+    angle = angle + math.pi * (torch.rand(n, generator=gen) < 0.5)
+    angle = angle + (math.pi / 2) * (torch.rand(n, generator=gen) < 0.08)
+    base = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)  # output view of a box with CROP_MARGIN
+    scale = base * u(0.88, 1.12)
+    mirror = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0)
+    aspect = SRC_H / SRC_W
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    theta = torch.zeros(n, 2, 3)
+    # Rotation in pixel space expressed in normalised coords (the crop is not square).
+    theta[:, 0, 0] = cos * scale * mirror
+    theta[:, 0, 1] = -sin * scale * aspect
+    theta[:, 1, 0] = sin * scale * mirror / aspect
+    theta[:, 1, 1] = cos * scale
+    theta[:, 0, 2] = u(-0.07, 0.07)
+    theta[:, 1, 2] = u(-0.07, 0.07)
+    grid = F.affine_grid(theta, (n, 3, CROP_H, CROP_W), align_corners=False)
+    out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    gain = u(0.6, 1.35).view(n, 1, 1, 1) * (1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=gen) - 0.5))
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    contrast = u(0.7, 1.3).view(n, 1, 1, 1)
+    out = (out - mean) * contrast + mean
+    out = out * gain
+    gray = (torch.rand(n, generator=gen) < 0.1).view(n, 1, 1, 1)
+    out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
+    out = out + 0.02 * torch.randn(out.shape, generator=gen)
+    return out.clamp_(0, 1)
+
+
+def evaluate_classifier(net: TileNet, crops: CropSet) -> float:
+    """Top-1 accuracy on inference-style crops."""
+    if len(crops.y) == 0:
+        return float("nan")
+    net.eval()
+    correct = 0
+    with torch.inference_mode():
+        for i in range(0, len(crops.y), 512):
+            pred = net(crops_to_tensor(crops.x[i : i + 512])).argmax(1).numpy()
+            correct += int((pred == crops.y[i : i + 512]).sum())
+    return correct / len(crops.y)

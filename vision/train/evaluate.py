@@ -1,0 +1,363 @@
+"""Measure a tile model on a labelled set: mAP, P/R at the operating point, whole-hand accuracy.
+
+The maths is written here as small pure functions over numpy boxes (tested on hand-made boxes), so
+that the single-stage YOLO and the two-stage detector+classifier are scored by exactly the same
+code. "Every tile right" is the number the product cares about: a hand is scored correctly only if
+every tile is found with the right face and nothing extra is reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.read.boxes import areas, intersections
+
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+MISSED = "(missed)"
+EXTRA = "(extra)"
+
+
+@dataclass
+class ImageResult:
+    """Ground truth and predictions of one image. Boxes are N x 4 xyxy in the same pixel space."""
+
+    gt_boxes: np.ndarray
+    gt_cls: np.ndarray
+    pred_boxes: np.ndarray
+    pred_cls: np.ndarray
+    pred_conf: np.ndarray
+    name: str = ""
+    #: Per prediction: is it a tile (the operating point is decided on it); None = pred_conf.
+    pred_tile: np.ndarray | None = None
+    #: Per prediction: the reader marked its face unsure; None = none marked.
+    pred_unsure: np.ndarray | None = None
+
+    @property
+    def tile_scores(self) -> np.ndarray:
+        """What the operating point thresholds: tile_conf where known, else the joint confidence."""
+        return self.pred_conf if self.pred_tile is None else self.pred_tile
+
+    def above(self, conf: float) -> ImageResult:
+        """The same image keeping only predictions whose tile confidence is >= conf."""
+        keep = self.tile_scores >= conf
+        return ImageResult(
+            self.gt_boxes,
+            self.gt_cls,
+            self.pred_boxes[keep],
+            self.pred_cls[keep],
+            self.pred_conf[keep],
+            self.name,
+            None if self.pred_tile is None else self.pred_tile[keep],
+            None if self.pred_unsure is None else self.pred_unsure[keep],
+        )
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of boxes a (N x 4) and b (M x 4), xyxy."""
+    inter = intersections(a, b)
+    union = areas(a)[:, None] + areas(b)[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
+
+
+def match_predictions(
+    gt_boxes: np.ndarray,
+    gt_cls: np.ndarray,
+    pred_boxes: np.ndarray,
+    pred_cls: np.ndarray,
+    pred_conf: np.ndarray,
+    iou_thr: float = 0.5,
+) -> np.ndarray:
+    """COCO-style greedy matching: for each prediction, most confident first, take the unmatched
+    ground-truth box of the SAME class with the highest IoU >= iou_thr. Returns a bool TP flag per
+    prediction (in the input order); each ground-truth box is matched at most once."""
+    n_pred = len(pred_cls)
+    tp = np.zeros(n_pred, dtype=bool)
+    if n_pred == 0 or len(gt_cls) == 0:
+        return tp
+    ious = iou_matrix(pred_boxes, gt_boxes)
+    ious[np.asarray(pred_cls)[:, None] != np.asarray(gt_cls)[None, :]] = -1.0
+    taken = np.zeros(len(gt_cls), dtype=bool)
+    for i in np.argsort(-np.asarray(pred_conf), kind="stable"):
+        cand = np.where(taken, -1.0, ious[i])
+        j = int(np.argmax(cand))
+        if cand[j] >= iou_thr:
+            taken[j] = True
+            tp[i] = True
+    return tp
+
+
+def average_precision(tp: np.ndarray, conf: np.ndarray, n_gt: int) -> float:
+    """Area under the interpolated precision-recall curve, sampled at 101 recall points (COCO).
+
+    Returns nan when there is no ground truth (the class is then left out of the mean)."""
+    if n_gt == 0:
+        return float("nan")
+    if len(tp) == 0:
+        return 0.0
+    order = np.argsort(-np.asarray(conf), kind="stable")
+    hits = np.asarray(tp, dtype=np.float64)[order]
+    tps = np.cumsum(hits)
+    fps = np.cumsum(1 - hits)
+    recall = tps / n_gt
+    precision = tps / (tps + fps)
+    # Monotone envelope: the best precision achievable at recall >= r.
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    points = np.linspace(0, 1, 101)
+    idx = np.searchsorted(recall, points, side="left")
+    sampled = np.where(idx < len(envelope), envelope[np.minimum(idx, len(envelope) - 1)], 0.0)
+    return float(sampled.mean())
+
+
+def class_aps(images: Sequence[ImageResult], iou_thr: float, num_classes: int = NUM_CLASSES) -> np.ndarray:
+    """AP of every class at one IoU threshold (nan for classes absent from the ground truth)."""
+    tps, confs, classes = [], [], []
+    n_gt = np.zeros(num_classes, dtype=int)
+    for im in images:
+        tps.append(
+            match_predictions(im.gt_boxes, im.gt_cls, im.pred_boxes, im.pred_cls, im.pred_conf, iou_thr)
+        )
+        confs.append(np.asarray(im.pred_conf, dtype=np.float64))
+        classes.append(np.asarray(im.pred_cls, dtype=int))
+        n_gt += np.bincount(np.asarray(im.gt_cls, dtype=int), minlength=num_classes)[:num_classes]
+    tp, conf, cls = (np.concatenate(v) if v else np.zeros(0) for v in (tps, confs, classes))
+    return np.array(
+        [average_precision(tp[cls == c], conf[cls == c], int(n_gt[c])) for c in range(num_classes)]
+    )
+
+
+def mean_ap(images: Sequence[ImageResult], iou_thresholds: Sequence[float] = (0.5,)) -> float:
+    """mAP over classes present in the ground truth, averaged over the IoU thresholds."""
+    per_thr = [_nanmean(class_aps(images, t)) for t in iou_thresholds]
+    return float(np.mean(per_thr))
+
+
+def precision_recall(
+    images: Sequence[ImageResult], iou_thr: float = 0.5
+) -> tuple[float, float, int, int, int]:
+    """(precision, recall, TP, FP, FN) of the predictions as given (already thresholded)."""
+    tp = fp = n_gt = 0
+    for im in images:
+        flags = match_predictions(im.gt_boxes, im.gt_cls, im.pred_boxes, im.pred_cls, im.pred_conf, iou_thr)
+        tp += int(flags.sum())
+        fp += int((~flags).sum())
+        n_gt += len(im.gt_cls)
+    fn = n_gt - tp
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / n_gt if n_gt else 0.0
+    return precision, recall, tp, fp, fn
+
+
+def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple[float, float, float]:
+    """(share of ground-truth tiles boxed by a returned prediction, whatever its face; share of
+    those with the right face; share of returned predictions marked unsure) — the numbers a
+    player feels: a missing tile must be added by hand, a wrong face fixed with one tap."""
+    n_gt = boxed = right = n_pred = unsure = 0
+    for im in images:
+        gt_cls = np.asarray(im.gt_cls, dtype=int)
+        pred_cls = np.asarray(im.pred_cls, dtype=int)
+        agnostic = match_predictions(
+            im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
+        )
+        exact = match_predictions(im.gt_boxes, gt_cls, im.pred_boxes, pred_cls, im.pred_conf, iou_thr)
+        n_gt += len(gt_cls)
+        boxed += int(agnostic.sum())
+        right += int((agnostic & exact).sum())
+        n_pred += len(pred_cls)
+        if im.pred_unsure is not None:
+            unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
+    return (
+        boxed / n_gt if n_gt else 0.0,
+        right / boxed if boxed else 0.0,
+        unsure / n_pred if n_pred else 0.0,
+    )
+
+
+def all_tiles_right(im: ImageResult, iou_thr: float = 0.5) -> bool:
+    """Every ground-truth tile matched with the right class, and no extra detection."""
+    flags = match_predictions(im.gt_boxes, im.gt_cls, im.pred_boxes, im.pred_cls, im.pred_conf, iou_thr)
+    return bool(flags.all()) and int(flags.sum()) == len(im.gt_cls)
+
+
+def confusions(images: Sequence[ImageResult], iou_thr: float = 0.5) -> Counter:
+    """Counter of (true, predicted) class names for class-agnostic matches whose classes differ,
+    plus (true, MISSED) for unmatched ground truth and (EXTRA, predicted) for unmatched predictions."""
+    out: Counter = Counter()
+    for im in images:
+        gt_cls = np.asarray(im.gt_cls, dtype=int)
+        pred_cls = np.asarray(im.pred_cls, dtype=int)
+        agnostic = match_predictions(
+            im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
+        )
+        ious = iou_matrix(im.pred_boxes, im.gt_boxes)
+        taken = np.zeros(len(gt_cls), dtype=bool)
+        for i in np.argsort(-np.asarray(im.pred_conf), kind="stable"):
+            if not agnostic[i]:
+                out[(EXTRA, CLASS_NAMES[pred_cls[i]])] += 1
+                continue
+            j = int(np.argmax(np.where(taken, -1.0, ious[i])))
+            taken[j] = True
+            if gt_cls[j] != pred_cls[i]:
+                out[(CLASS_NAMES[gt_cls[j]], CLASS_NAMES[pred_cls[i]])] += 1
+        for j in np.where(~taken)[0]:
+            out[(CLASS_NAMES[gt_cls[j]], MISSED)] += 1
+    return out
+
+
+@dataclass
+class Report:
+    """Everything `evaluate` measures; `to_dict` is what the CLI prints as JSON."""
+
+    map50: float
+    map50_95: float
+    precision: float
+    recall: float
+    all_right: float
+    conf: float
+    n_images: int
+    tiles_returned: float = 0.0
+    faces_right: float = 0.0
+    unsure_share: float = 0.0
+    per_class: list[dict] = field(default_factory=list)
+    top_confusions: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready dict."""
+        return self.__dict__.copy()
+
+
+def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Report:
+    """Compute the full report from low-threshold predictions (for mAP) and the operating point."""
+    at_op = [im.above(conf) for im in images]
+    aps = np.stack([class_aps(images, t) for t in IOU_THRESHOLDS])
+    p, r, *_ = precision_recall(at_op)
+    per_class = []
+    for c, name in enumerate(CLASS_NAMES):
+        sub = [
+            ImageResult(
+                im.gt_boxes[im.gt_cls == c],
+                im.gt_cls[im.gt_cls == c],
+                im.pred_boxes[im.pred_cls == c],
+                im.pred_cls[im.pred_cls == c],
+                im.pred_conf[im.pred_cls == c],
+            )
+            for im in at_op
+        ]
+        cp, cr, tp, fp, fn = precision_recall(sub)
+        n_gt = tp + fn
+        if n_gt == 0 and fp == 0:
+            continue
+        per_class.append(
+            {
+                "cls": name,
+                "n": n_gt,
+                "ap50": _r(aps[0, c]),
+                "ap50_95": _r(_nanmean(aps[:, c])),
+                "precision": _r(cp),
+                "recall": _r(cr),
+            }
+        )
+    conf_pairs = confusions(at_op).most_common(top)
+    returned, faces_right, unsure = tiles_returned(at_op)
+    return Report(
+        map50=_r(_nanmean(aps[0])),
+        map50_95=_r(float(np.mean([_nanmean(row) for row in aps]))),
+        precision=_r(p),
+        recall=_r(r),
+        all_right=_r(np.mean([all_tiles_right(im) for im in at_op])) if at_op else 0.0,
+        conf=conf,
+        n_images=len(images),
+        tiles_returned=_r(returned),
+        faces_right=_r(faces_right),
+        unsure_share=_r(unsure),
+        per_class=per_class,
+        top_confusions=[(a, b, n) for (a, b), n in conf_pairs],
+    )
+
+
+def _nanmean(x: np.ndarray) -> float:
+    """Mean of the finite entries; nan (without a warning) when there are none."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    return float(x.mean()) if x.size else float("nan")
+
+
+def _r(x: float) -> float:
+    return float(round(float(x), 4)) if np.isfinite(x) else float("nan")
+
+
+def collect(
+    data_source: Path, model=None, split: str = "val", low_conf: float = 0.001, aspect_views: bool = True
+) -> list[ImageResult]:
+    """Run the model over a labelled split (data.yaml or dataset folder) at a low threshold."""
+    from vision.read.detect import detect, load_model
+    from vision.read.imageio import load_image
+    from vision.train import data
+
+    tm = model if model is not None and not isinstance(model, (str, Path)) else load_model(model)
+    images = data.split_images(Path(data_source), split)
+    if not images and split == "val":
+        images = data.split_images(Path(data_source), "train")
+    results = []
+    for path in images:
+        rgb = load_image(path)
+        h, w = rgb.shape[:2]
+        boxes = data.read_labels(data.label_path_for(path))
+        dets = detect(rgb, conf=low_conf, model=tm, aspect_views=aspect_views)
+        results.append(
+            ImageResult(
+                np.array([b.xyxy(w, h) for b in boxes]).reshape(-1, 4),
+                np.array([b.cls for b in boxes], dtype=int),
+                np.array([d.xyxy for d in dets]).reshape(-1, 4),
+                np.array([CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int),
+                np.array([d.conf for d in dets], dtype=np.float64),
+                str(path),
+                np.array([d.tile_conf for d in dets], dtype=np.float64),
+                np.array([d.unsure for d in dets], dtype=bool),
+            )
+        )
+    return results
+
+
+def evaluate(
+    data_source: Path, model=None, conf: float | None = None, split: str = "val", aspect_views: bool = True
+) -> Report:
+    """Full evaluation of a model (default: the shipped one) on a labelled set; `aspect_views=False`
+    measures the photo as it is only (see vision.read.detect.ASPECT_VIEWS)."""
+    from vision.read.detect import load_model
+
+    tm = model if model is not None and not isinstance(model, (str, Path)) else load_model(model)
+    images = collect(data_source, tm, split, aspect_views=aspect_views)
+    return summarise(images, tm.tile_conf if conf is None else conf)
+
+
+def format_report(rep: Report) -> str:
+    """Human-readable report (the CLI prints this, or JSON with --json)."""
+    lines = [
+        f"images {rep.n_images}  conf {rep.conf}",
+        f"mAP50 {rep.map50:.4f}  mAP50-95 {rep.map50_95:.4f}  P {rep.precision:.4f}  R {rep.recall:.4f}  "
+        f"all-tiles-right {rep.all_right:.4f}",
+        f"tiles returned {rep.tiles_returned:.4f}  faces right (of returned) {rep.faces_right:.4f}  "
+        f"marked unsure {rep.unsure_share:.4f}",
+        "",
+        f"{'cls':>6} {'n':>5} {'AP50':>6} {'AP':>6} {'P':>6} {'R':>6}",
+    ]
+    for row in rep.per_class:
+        lines.append(
+            f"{row['cls']:>6} {row['n']:>5} {row['ap50']:>6.3f} {row['ap50_95']:>6.3f} "
+            f"{row['precision']:>6.3f} {row['recall']:>6.3f}"
+        )
+    lines += ["", "most frequent confusions (true -> predicted: count)"]
+    lines += [f"  {a} -> {b}: {n}" for a, b, n in rep.top_confusions]
+    return "\n".join(lines)
+
+
+def report_json(rep: Report) -> str:
+    """One JSON document (nan becomes null)."""
+    return json.dumps(rep.to_dict(), default=str).replace("NaN", "null")

@@ -1,0 +1,432 @@
+"""Train the shipped two-stage tile model (or the single-stage baseline) reproducibly on CPU.
+
+Stages:
+  detector    one-class ("tile") YOLOv8n from scratch on real + synthetic + saved-label photos;
+  classifier  TileNet on crops cut from the same photos' labelled boxes (35 classes incl. `back`);
+  ship        copy both into models/ with model.json (operating point, sizes).
+
+Everything is checkpointed (ultralytics last.pt, classifier last.pt every epoch), so a session that
+stops loses at most one epoch; `--resume` continues both. Seeds are fixed; on CPU with the same
+data and thread count the run is repeatable.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision import _env
+from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER, OTHER_ID
+from vision.read import manifest
+from vision.read.detect import MODELS_DIR
+from vision.read.operating_point import DEFAULT, OperatingPoint
+from vision.read.tilenet import TileNet, classifier_outputs
+from vision.train import data, replay
+from vision.train.config import TrainConfig, torch_device
+from vision.train.crops import (
+    OTHER_REPEAT,
+    CropSet,
+    augment,
+    classifier_crops,
+    detector_boxes,
+    evaluate_classifier,
+    negative_images,
+    other_crops,
+    val_crops,
+)
+
+RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
+
+
+def train_detector(
+    data_yaml: Path,
+    name: str,
+    imgsz: int = 384,
+    epochs: int = 40,
+    hours: float | None = None,
+    seed: int = 0,
+    resume: bool = False,
+    weights: Path | None = None,
+    cfg: str = "yolov8n.yaml",
+    batch: int = 16,
+    workers: int = 0,
+    project: Path = RUNS_DIR,
+    close_mosaic: int = 10,
+    device: str = "cpu",
+) -> Path:
+    """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
+
+    `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `weights`
+    starts from earlier weights (e.g. the architecture-comparison run) instead of random init.
+    plots=False keeps ultralytics from fetching a font. `device` is ultralytics' own: "cpu", "0",
+    or "0,1,2,3" for several GPUs (ultralytics then trains with DDP, one process per GPU). AMP stays
+    off: ultralytics' AMP self-check downloads a model, which this project never does.
+    """
+    from ultralytics import YOLO
+
+    run_dir = Path(project) / name
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.is_file():
+        YOLO(str(last)).train(resume=True, workers=workers, plots=False, device=device)
+    else:
+        # Continuing from our own one-class weights: start from that checkpoint itself, so every
+        # layer carries over (YOLO(cfg).load() would re-initialise the 80-class yaml's class head).
+        model = YOLO(str(weights)) if weights else YOLO(cfg)
+        kwargs = {"time": hours} if hours else {}
+        model.train(
+            data=str(data_yaml),
+            imgsz=imgsz,
+            epochs=epochs,
+            batch=batch,
+            workers=workers,
+            device=device,
+            seed=seed,
+            deterministic=True,
+            plots=False,
+            amp=False,
+            val=False,  # validate once at the end only: a val pass costs as much as 1/4 epoch here
+            cache="ram",
+            patience=1000,
+            close_mosaic=close_mosaic,  # last epochs on whole photos: close-ups' tiles stay whole
+            project=str(project),
+            name=name,
+            exist_ok=True,
+            **kwargs,
+        )
+    best = run_dir / "weights" / "best.pt"
+    return best if best.is_file() else last
+
+
+# ----------------------------------------------------------------------------------------------
+# Classifier
+
+
+def train_classifier(
+    train: CropSet,
+    out_dir: Path,
+    epochs: int = 12,
+    seed: int = 0,
+    batch_size: int = 128,
+    lr: float = 3e-3,
+    val: CropSet | None = None,
+    resume: bool = False,
+    minutes: float | None = None,
+    log=print,
+    num_classes: int = NUM_CLASSES,
+    device: str = "cpu",
+    init: Path | None = None,
+) -> Path:
+    """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
+
+    The final epoch is shipped (no checkpoint selection on val: val only reports).
+    `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
+    `num_classes` is 36 when the crops include the `other` class.
+    """
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    net = TileNet(num_classes=num_classes)
+    if init is not None:  # continue from earlier weights (same outputs), e.g. to add new drawn prints
+        net.load_state_dict(
+            {k: v.float() for k, v in torch.load(init, map_location="cpu", weights_only=True).items()}
+        )
+    net.to(device)
+    steps_per_epoch = math.ceil(len(train.y) / batch_size)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps_per_epoch, pct_start=0.15)
+    ckpt = out_dir / "last.pt"
+    start = 0
+    if resume and ckpt.is_file():
+        state = torch.load(ckpt, map_location="cpu", weights_only=True)  # our own checkpoint: plain data
+        net.load_state_dict(state["net"])
+        net.to(device)
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        gen.set_state(state["gen"])
+        start = state["epoch"] + 1
+    x_all = torch.from_numpy(train.x).permute(0, 3, 1, 2).contiguous()  # uint8, converted per batch
+    y_all = torch.from_numpy(train.y)
+    t0 = time.monotonic()
+    for epoch in range(start, epochs):
+        net.train()
+        perm = torch.randperm(len(y_all), generator=gen)
+        total, seen = 0.0, 0
+        for i in range(steps_per_epoch):
+            idx = perm[i * batch_size : (i + 1) * batch_size]
+            xb = augment(x_all[idx].float().div_(255), gen).to(device)
+            loss = F.cross_entropy(net(xb), y_all[idx].to(device), label_smoothing=0.05)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+            seen += len(idx)
+            if minutes and time.monotonic() - t0 > minutes * 60:
+                break
+        acc = evaluate_classifier(net.cpu(), val) if val is not None else float("nan")
+        net.to(device)
+        log(
+            f"classifier epoch {epoch + 1}/{epochs} loss {total / max(seen, 1):.4f} val_acc {acc:.4f} "
+            f"elapsed {time.monotonic() - t0:.0f}s"
+        )
+        torch.save(
+            {
+                "net": net.state_dict(),
+                "opt": opt.state_dict(),
+                "sched": sched.state_dict(),
+                "gen": gen.get_state(),
+                "epoch": epoch,
+            },
+            ckpt,
+        )
+        if minutes and time.monotonic() - t0 > minutes * 60:
+            break
+    weights = out_dir / "tile_classifier.pt"
+    torch.save({k: v.detach().cpu().half() for k, v in net.state_dict().items()}, weights)
+    return weights
+
+
+# ----------------------------------------------------------------------------------------------
+# Shipping
+
+
+def ship(
+    detector: Path,
+    classifier: Path | None,
+    conf: float,
+    det_imgsz: int,
+    extra: dict | None = None,
+    models_dir: Path = MODELS_DIR,
+) -> Path:
+    """Copy trained weights into models/ and write models/model.json (what detect.load_model reads)."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    extra = dict(extra or {})
+    classifier_classes = list(CLASS_NAMES)
+    if classifier:
+        state = torch.load(classifier, map_location="cpu", weights_only=True)
+        if classifier_outputs(state) == OTHER_ID + 1:
+            classifier_classes.append(OTHER)
+    m = manifest.ModelManifest(
+        detector="tile_detector.pt",
+        classifier="tile_classifier.pt" if classifier else None,
+        classifier_classes=classifier_classes,
+        op=OperatingPoint(
+            conf=conf,
+            tile_conf=float(extra.pop("tile_conf", conf)),
+            face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
+        ),
+        det_imgsz=det_imgsz,
+        architecture="two-stage" if classifier else "single-stage",
+        extra=extra,
+    )
+    shutil.copyfile(detector, models_dir / "tile_detector.pt")
+    if classifier:
+        shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
+    return manifest.write(models_dir / "model.json", m)
+
+
+def source_name(source: Path) -> str:
+    """A training source as model.json records it: relative to the repository (a model folder
+    moves between machines; an absolute path names one machine's disk)."""
+    return Path(os.path.relpath(Path(source).resolve(), _env.REPO_ROOT)).as_posix()
+
+
+def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: float = 0.0) -> Path | None:
+    """Synthetic scenes (with face-down tiles, absent from the real set), generated once if the
+    generator exists; None when it does not (training then uses real data only).
+    `drawn_share` is the share of scenes with drawn faces (other sets' styles)."""
+    if (out / "data.yaml").is_file():
+        return out
+    try:
+        from vision.train.synth.cli import main as synth_main
+    except ImportError:
+        print("synthetic generator not available: training on real data only", flush=True)
+        return None
+    rc = synth_main(
+        ["--out", str(out), "--n", str(n), "--seed", str(seed), "--drawn-share", str(drawn_share)]
+    )
+    if rc or not (out / "data.yaml").is_file():
+        raise RuntimeError(f"synthetic generator failed (exit {rc})")
+    return out
+
+
+#: The operating point kept unless held-out data shows a clear gain elsewhere.
+DEFAULT_CONF = DEFAULT.conf
+#: "Clear": tile-level F1 higher by more than this: above the noise of the synthetic val scenes
+#: between two classifiers of equal quality (measured in models/MODEL_CARD.md).
+CONF_MARGIN = 0.005
+
+
+def choose_conf(
+    images: list, grid: np.ndarray | None = None, default: float = DEFAULT_CONF, margin: float = CONF_MARGIN
+) -> float:
+    """Operating point: `default`, unless another threshold's tile-level F1 beats it by > `margin`;
+    then the best F1 (ties: more photos with every tile right, then the lower threshold).
+
+    Called on data that is NOT the reported val set (held-out synthetic scenes), so the reported
+    val numbers stay honest. F1 counts every tile (~1,200 in 40 scenes); the share of photos with
+    every tile right moves in steps of 1/40 there, so it only breaks ties.
+    """
+    from vision.train.evaluate import all_tiles_right, precision_recall
+
+    grid = np.round(np.arange(0.05, 0.96, 0.05), 2) if grid is None else grid
+
+    def score(c: float) -> tuple[float, float]:
+        kept = [im.above(float(c)) for im in images]
+        p, r, *_ = precision_recall(kept)
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        return f1, float(np.mean([all_tiles_right(im) for im in kept]))
+
+    scores = {float(c): score(float(c)) for c in grid}
+    best_f1 = max(f1 for f1, _ in scores.values())
+    default_f1 = scores[default][0] if default in scores else score(default)[0]
+    if default_f1 >= best_f1 - margin:
+        return default
+    best = max((round(f1, 3), right, -c) for c, (f1, right) in scores.items())
+    return -best[2]
+
+
+def _drawn_scenes(args) -> Path | None:
+    """The drawn-face scene set (generated once), or None with a printed reason (e.g. no CJK font)."""
+    try:
+        return ensure_synth(args.drawn_synth_n, args.seed, data.SYNTH_DRAWN_DIR, drawn_share=1.0)
+    except RuntimeError as exc:
+        print(f"drawn-face scenes unavailable ({exc}); training without them", flush=True)
+        return None
+
+
+def _with_other(crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path) -> CropSet:
+    """`crops` plus the `other` crops of the sources' tile-free photos, each OTHER_REPEAT times."""
+    negatives = negative_images(sources)
+    other = other_crops(negatives, detector_boxes(detector, imgsz), cache_dir / "crops_other.npz")
+    print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
+    n = OTHER_REPEAT
+    return CropSet(np.concatenate([crops.x, *[other.x] * n]), np.concatenate([crops.y, *[other.y] * n]))
+
+
+def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, run_dir: Path) -> CropSet:
+    """The classifier's training crops (cached per source under the run): real, synthetic, drawn,
+    and `other` when an other-detector is given. The ship stage samples the replay bank from them."""
+    cls_sources = sources + ([drawn] if drawn else [])
+    print("classifier sources:", ", ".join(map(str, cls_sources)), flush=True)
+    crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
+    if args.other_detector and Path(args.other_detector).is_file():
+        crops = _with_other(crops, sources, Path(args.other_detector), args.imgsz, run_dir / "classifier")
+    return crops
+
+
+def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path) -> tuple[list[Path], Path]:
+    """Sources for a leave-one-group-out run: the real set without the group replaces the real set,
+    and the cut-face synthetic scenes are dropped (their faces are cut from every real train photo,
+    the held-out group's included). Returns (sources, the in-distribution val set)."""
+    from vision.train import groups
+
+    grouping, name = groups.parse_spec(spec)
+    without, _ = groups.split_by_group(data.REAL_DATASET, grouping, name, run_dir / "groups")
+    kept = [without] + [s for s in sources[1:] if synth is None or Path(s) != Path(synth)]
+    print(f"holding out group {name}: training on {without} (+ {len(kept) - 1} other sources)", flush=True)
+    return kept, without
+
+
+def run(args: TrainConfig) -> int:
+    """The `python -m vision train` pipeline (options and defaults: vision.train.config.TrainConfig)."""
+    run_dir = RUNS_DIR / args.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    synth = None if args.no_synth else ensure_synth(args.synth_n, args.seed)
+    sources = data.default_sources(synth=synth)
+    real_val = data.REAL_DATASET
+    if getattr(args, "hold_out", None):
+        sources, real_val = _hold_out(args.hold_out, sources, synth, run_dir)
+    print("training sources:", ", ".join(map(str, sources)), flush=True)
+    mode = data.TILES if args.arch == "two-stage" else data.FACES
+    det_weights = Path(args.detector) if args.detector else run_dir / "detector" / "weights" / "best.pt"
+    train_det = args.stage in ("all", "detector")
+    train_cls = args.arch == "two-stage" and args.stage in ("all", "classifier")
+    drawn = None
+    if args.drawn_synth_n > 0 and (train_cls or (train_det and args.detector_drawn)):
+        drawn = _drawn_scenes(args)
+    if train_det:
+        det_sources = sources + ([drawn] if drawn and args.detector_drawn else [])
+        print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
+        yaml_path = data.assemble(
+            f"{args.name}_{mode}", mode, det_sources, close_up_repeat=args.close_up_repeat
+        )
+        det_weights = train_detector(
+            yaml_path,
+            "detector",
+            imgsz=args.imgsz,
+            epochs=args.det_epochs,
+            hours=args.det_hours,
+            seed=args.seed,
+            resume=args.resume,
+            weights=args.det_init,
+            project=run_dir,
+            close_mosaic=args.close_mosaic,
+            batch=args.det_batch,
+            device=args.device,
+        )
+        print(f"detector weights: {det_weights}", flush=True)
+    cls_weights = run_dir / "classifier" / "tile_classifier.pt"
+    if train_cls:
+        crops = _classifier_training_crops(args, sources, drawn, run_dir)
+        num_classes = OTHER_ID + 1 if (crops.y == OTHER_ID).any() else NUM_CLASSES
+        print(
+            f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=num_classes).tolist()})",
+            flush=True,
+        )
+        cls_weights = train_classifier(
+            crops,
+            run_dir / "classifier",
+            epochs=args.cls_epochs,
+            seed=args.seed,
+            val=val_crops(real_val),
+            resume=args.resume,
+            minutes=args.cls_minutes,
+            num_classes=num_classes,
+            device=torch_device(args.device),
+            init=Path(args.cls_init) if args.cls_init else None,
+            lr=args.cls_lr,
+        )
+        print(f"classifier weights: {cls_weights}", flush=True)
+    if args.ship or args.stage == "ship":
+        # A staging folder lets a candidate be evaluated before it replaces the shipped model.
+        models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
+        conf = args.conf
+        if conf is None:
+            conf = DEFAULT_CONF
+            if synth is not None and data.split_images(synth, "val"):
+                from vision.read.detect import load_model
+                from vision.train.evaluate import collect
+
+                probe = ship(
+                    det_weights,
+                    cls_weights if args.arch == "two-stage" else None,
+                    conf,
+                    args.imgsz,
+                    models_dir=models_dir,
+                )
+                conf = choose_conf(collect(synth, load_model(probe), "val"))
+        path = ship(
+            det_weights,
+            cls_weights if args.arch == "two-stage" else None,
+            conf,
+            args.imgsz,
+            {"seed": args.seed, "sources": [source_name(s) for s in sources]},
+            models_dir=models_dir,
+        )
+        print(f"shipped: {path} (conf {conf})", flush=True)
+    if args.arch == "two-stage" and (args.ship or args.stage in ("ship", "replay")):
+        if drawn is None and args.drawn_synth_n > 0:
+            drawn = _drawn_scenes(args)
+        crops = _classifier_training_crops(args, sources, drawn, run_dir)
+        models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
+        bank = replay.write_bank(models_dir, *replay.sample(crops.x, crops.y, seed=args.seed))
+        print(f"replay bank for `adapt`: {bank}", flush=True)
+    return 0

@@ -1,0 +1,142 @@
+"""Scenes seen from the player's seat: upright tiles, oblique camera, the row at an angle.
+
+Why: most photos players take are of their own hand still standing, shot from their seat with a
+phone held low over the table: the faces stand nearly square to the camera but shortened, the tops
+of the tiles (face layer in front, the coloured back layer behind) show above them, the end tile
+shows its side, flat tiles on the table are strongly foreshortened and the row shrinks towards one
+end.  The plain scenes look down on a flat layout; a detector trained on them alone meets these
+photos as a new domain.
+
+A tile standing upright is drawn as an oblique projection of a box: its front face, its top and
+one side, offset by a depth vector (`top` pixels up, `side` pixels towards the row's near end).
+Tiles of a row touch, so each one hides its neighbour's side; only the end tile shows its side.
+The scene paints the row from the far end to the near end for that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.train.synth import tiles
+
+#: Share of scenes seen from the seat when `Variations.seat` is on.
+SEAT_SHARE = 0.35
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One seat scene's camera: how upright and flat tiles look, and the row's turn.
+
+    upright: face height of a standing tile as a share of its height seen square on (cos elevation)
+    flat: face height of a tile lying flat, same share (sin elevation)
+    depth: tile thickness as a share of the face width (riichi ~0.75, Chinese ~0.65)
+    side: shown side width as a share of the face width (0 = the row square to the camera)
+    near_left: the row's near end (bigger, whose tile shows its side) is on the left
+    shrink: height of the row's far end relative to its near end after the turn
+    fill: share of the frame the hand spans (the phone is held close to the hand)
+    """
+
+    upright: float
+    flat: float
+    depth: float
+    side: float
+    near_left: bool
+    shrink: float
+    fill: float
+
+
+def random_seat(rng: np.random.Generator) -> SeatView:
+    """A camera 35°–65° above the table, the row turned so that its far end is 65–95 % of the near
+    end's height (lower cameras and harder turns made tiles too thin to read)."""
+    elev = np.deg2rad(rng.uniform(35.0, 65.0))
+    shrink = float(rng.uniform(0.65, 0.95))
+    return SeatView(
+        upright=float(np.cos(elev)),
+        flat=float(np.sin(elev)),
+        depth=float(rng.uniform(0.55, 0.8)),
+        side=float((1.0 - shrink) * rng.uniform(0.5, 1.2)),
+        near_left=bool(rng.random() < 0.5),
+        shrink=shrink,
+        fill=float(rng.uniform(0.75, 0.95)),
+    )
+
+
+def render_upright(surface: np.ndarray, style: tiles.TileStyle, view: SeatView) -> tiles.Sprite:
+    """A standing tile seen from the seat: `surface` (the face, already at its shown size) with the
+    tile's top above it and one side, drawn as an oblique box.
+
+    The side drawn faces the row's near end (the camera stands off that end); the neighbour on that
+    side is painted later and covers it, so only the end tile of a row shows its side.
+    """
+    fh, fw = surface.shape[:2]
+    top = max(2, int(round(view.depth * view.flat * fw)))
+    side = int(round(view.depth * view.side * fw))
+    w, h = fw + side, fh + top
+    img = np.zeros((h, w, 3), np.uint8)
+    mask = np.zeros((h, w), np.uint8)
+    fx = side if view.near_left else 0  # front face's left edge
+    dx = -side if view.near_left else side  # depth vector (towards the back of the tile), x
+    back, ivory = style.back, style.ivory
+    split = 1.0 - style.back_share  # share of the depth that is the face layer
+
+    def quad(p0: tuple[float, float], p1: tuple[float, float], d0: float, d1: float) -> np.ndarray:
+        """The band of the face between depths d0 and d1 (shares of the depth) along edge p0-p1."""
+        pts = [
+            (p0[0] + d0 * dx, p0[1] - d0 * top),
+            (p1[0] + d0 * dx, p1[1] - d0 * top),
+            (p1[0] + d1 * dx, p1[1] - d1 * top),
+            (p0[0] + d1 * dx, p0[1] - d1 * top),
+        ]
+        return np.round(np.array(pts)).astype(np.int32)
+
+    # the top, lit from above: the face layer at the front, the back layer behind it
+    tl, tr = (fx, top), (fx + fw - 1, top)
+    for (d0, d1), col, f in (((0.0, split), ivory, 1.02), ((split, 1.0), back, 0.95)):
+        poly = quad(tl, tr, d0, d1)
+        cv2.fillConvexPoly(img, poly, tiles._shade(col, f), cv2.LINE_AA)
+        cv2.fillConvexPoly(mask, poly, 255)
+    if side > 0:  # the side towards the camera's side of the row, in shade
+        e0, e1 = (
+            ((fx, top), (fx, top + fh - 1)) if view.near_left else ((fw - 1, top), (fw - 1, top + fh - 1))
+        )
+        for (d0, d1), col, f in (((0.0, split), ivory, 0.72), ((split, 1.0), back, 0.62)):
+            poly = quad(e0, e1, d0, d1)
+            cv2.fillConvexPoly(img, poly, tiles._shade(col, f), cv2.LINE_AA)
+            cv2.fillConvexPoly(mask, poly, 255)
+    face_mask = tiles._rounded_mask(fw, fh, max(1, int(round(style.radius * fw * 0.6))))
+    sub = face_mask > 0
+    img[top : top + fh, fx : fx + fw][sub] = surface[sub]
+    mask[top : top + fh, fx : fx + fw] = np.maximum(mask[top : top + fh, fx : fx + fw], face_mask)
+    # the edge between the face and the top reads as the tile's rim
+    cv2.line(img, (fx + 1, top), (fx + fw - 2, top), tiles._shade(ivory, 0.7), 1)
+    img[mask == 0] = 0
+    return tiles.Sprite(img=img, mask=mask)
+
+
+def turn(w: int, h: int, cy: float, view: SeatView) -> np.ndarray:
+    """Homography turning the table about a vertical axis: the far end shrinks to `view.shrink`
+    about the hand's line `cy` (and is foreshortened across by the perspective itself)."""
+    k = view.shrink
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    far = [[w, cy - cy * k], [w, cy + (h - cy) * k]]
+    near = [[0, 0], [0, h]]
+    if view.near_left:
+        dst = np.float32([near[0], far[0], far[1], near[1]])
+    else:
+        dst = np.float32([[0, cy - cy * k], [w, 0], [w, h], [0, cy + (h - cy) * k]])
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def close_in(pts: np.ndarray, w: int, h: int, view: SeatView) -> np.ndarray:
+    """Zoom (never out) centred so that the points `pts` (the hand, already warped) span
+    `view.fill` of the frame and stay inside it: a phone held close to the hand."""
+    x0, y0 = pts.min(0)
+    x1, y1 = pts.max(0)
+    z = max(1.0, min(view.fill * w / max(x1 - x0, 1.0), view.fill * h / max(y1 - y0, 1.0)))
+    # after zooming about the origin, shift the box's centre to the frame's centre
+    tx = w / 2 - z * (x0 + x1) / 2
+    ty = h / 2 - z * (y0 + y1) / 2
+    return np.array([[z, 0.0, tx], [0.0, z, ty], [0.0, 0.0, 1.0]])
