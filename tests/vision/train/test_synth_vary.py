@@ -350,3 +350,17 @@ def test_cli_vary_none_is_all_switches_off(tmp_path: Path) -> None:
     assert a == b and a != c
     layout = json.loads((tmp_path / "c" / "layout" / f"{name}.json").read_text())
     assert layout["width"] * layout["height"] > 0
+
+
+def test_clutter_draws_things_that_are_no_tile() -> None:
+    """Each kind of clutter paints the table, and never where nothing was asked for."""
+    from vision.train.synth import clutter
+
+    table_ = np.full((300, 400, 3), (40, 120, 40), np.uint8)
+    for name, draw in clutter.DRAWERS.items():
+        img = table_.copy()
+        draw(img, np.random.default_rng(3), 300.0)
+        assert (img != table_).any(axis=2).mean() > 0.002, f"{name} drew nothing"
+    again = clutter.add_clutter(table_, np.random.default_rng(5))
+    assert np.array_equal(again, clutter.add_clutter(table_, np.random.default_rng(5)))
+    assert not np.array_equal(again, table_) and np.array_equal(table_, np.full_like(table_, (40, 120, 40)))

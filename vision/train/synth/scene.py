@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.classes import BACK, CLASS_ID
-from vision.train.synth import content, photo, seat, table, tiles
+from vision.train.synth import clutter, content, photo, seat, table, tiles
 from vision.train.synth.faces import FaceBank
 from vision.train.synth.vary import ALL, Variations, stream
 
@@ -429,6 +429,10 @@ def make_scene(
     # the plain table's draws are made even when `felt` replaces it: the main generator stays put
     plain = table.table(h, w, rng, render=not vary.felt)
     bg = table.automatic_table(h, w, stream(seed, index, "felt")) if plain is None else plain
+    if vary.clutter:  # under the tiles, never labelled: what the detector must leave alone
+        crng = stream(seed, index, "clutter")
+        if crng.random() < clutter.CLUTTER_SHARE:
+            bg = clutter.add_clutter(bg, crng)
     bg = cv2.warpPerspective(bg, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     colour = cv2.warpPerspective(colour, m, (w, h), flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(alpha, m, (w, h), flags=cv2.INTER_LINEAR)

@@ -35,6 +35,7 @@ class Variations:
     blur: bool = True  # defocus (disc) and motion blur on top of the earlier mild blur
     noise: bool = True  # sensor noise with chroma, stronger in dark photos
     jpeg: bool = True  # a phone's or messaging app's earlier JPEG pass and webcam-resolution resampling
+    clutter: bool = True  # things that are no tile around the hand: books, cards, phone, cup, chips, hands
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -92,6 +93,7 @@ STREAMS: dict[str, int] = {
     "blur": 0xB1C2,
     "noise": 0x9015,
     "jpeg": 0x1BE6,
+    "clutter": 0xC177,
 }
 
 
