@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from rules import ERROR_WORDS, REASON_WORDS, HandError, Problem, check, score
 from rules.errors import input_of
 from rules.parse import loads_document
 from rules.result import REASON_MESSAGES
+from tests.rules.cli import run_rules
 from tests.rules.strategies import hands
 from tests.rules.test_errors import BAD, _variant
 from tests.rules.test_hostile import HOSTILE
@@ -336,14 +336,7 @@ def test_generated_hands_have_no_problem(hand):
 
 
 def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "rules", "check", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    return run_rules("check", *args, stdin=stdin)
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from rules import HandError, ScoreResult, score
 from rules import tiles as T
 from rules.hand import WIN_FLAGS, Win
 from rules.presets import PRESETS, has_winds
+from tests.rules.cli import run_rules
 from tests.rules.strategies import hands
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,14 +130,7 @@ def test_waits_agree_with_scoring_every_tile_through_the_parser(hand):
 
 
 def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "rules", "waits", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    return run_rules("waits", *args, stdin=stdin)
 
 
 @pytest.mark.slow
