@@ -69,6 +69,14 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
     cls = train.train_classifier(crops, tmp_path / "cls", epochs=1, batch_size=8, val=vcrops.val_crops(src))
     assert cls.is_file()
+    # every chunk says what it cost (the model card's epochs per hour come from here)
+    import json
+
+    costs = [json.loads(x) for x in (tmp_path / "runs" / train.COMPUTE_LOG).read_text().splitlines()]
+    assert [(c["stage"], c["epochs"]) for c in costs] == [("detector", 1), ("detector", 1)]
+    assert all(c["epochs_per_hour"] > 0 and c["cores"] >= 1 for c in costs)
+    cls_cost = json.loads((tmp_path / train.COMPUTE_LOG).read_text())
+    assert cls_cost["stage"] == "classifier" and cls_cost["epochs"] == 1
 
     model_json = train.ship(det, cls, conf=0.01, det_imgsz=64, models_dir=tmp_path / "models")
     model = load_model(model_json)
