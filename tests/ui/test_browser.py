@@ -408,6 +408,7 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
             WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
                 lambda d, w=winner: _state_of(d, "winner", w) == "selected"
             )
+            _evening_shot(browser, "hand4-after-reload")
         _choose(browser, "win_by", "自摸")
         _pick_indicator(browser, "9m")
         for seat, text in melds.items():
@@ -416,10 +417,12 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
         want = rules.score(hand).payments
         _wait_text(browser, f"{winner} 收 {want[seat_of[winner]]}")
         _tap_until(browser, "record", f"已记入第 {n} 局")
+        _evening_shot(browser, f"hand{n}-recorded")
         if n == 3:  # a misread winner, fixed after recording: the same photo replaces hand 3
             _choose(browser, "winner", "东家")
             _wait_text(browser, "这张照片已记为第 3 局——改成这样？")
             _tap_until(browser, "record", "第 3 局已改好")
+            _evening_shot(browser, "hand3-replaced")
             hand = _expected(k, dealer, "E", melds)
             want = rules.score(hand).payments
         expected.append(want)
@@ -437,11 +440,21 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
     )
     # 新的一晚 asks first; confirmed, the totals start from zero and the old evening can be reopened
     _open_expander(browser, "今晚的记分本")
+    _evening_shot(browser, "book")
     _tap_until(browser, "new_evening", "开始新的一晚？")
     _click_key(browser, "confirm_yes")
     WebDriverWait(browser, 30).until(lambda d: book.standing().totals == dict.fromkeys("ESWN", 0))
     assert len(book.evenings()) == 2
     assert "Traceback" not in _body(browser)
+
+
+def _evening_shot(driver, name: str) -> None:
+    """With EVENING_SHOTS=DIR, a full-page phone screenshot of this moment of the evening (to look at)."""
+    folder = os.environ.get("EVENING_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        _settled(driver)
+        _save_screenshot(driver, Path(folder) / f"{name}.png", 390)
 
 
 def _sample_tile_centre(i: int) -> tuple[float, float]:
