@@ -331,10 +331,11 @@ def _adapt(
     base_model = load_model(base_path)
     work = out_dir / ".adapt-work"
 
-    def learn(chosen: list[int], kept: str, start: float, span: float, name: str) -> TileModel:
-        """The base model with the stages `kept` allows fine-tuned on photos `chosen`."""
+    def learn(chosen: list[int], kept: str, start: float, span: float, name: str) -> tuple[TileModel, Path]:
+        """The base model with the stages `kept` allows fine-tuned on photos `chosen`, and its
+        detector's weights file."""
         if kept == KEEP_BASE:
-            return base_model
+            return base_model, base_detector
         net = TileNet(num_classes=classifier_outputs(state), width=m.classifier_width)
         net.load_state_dict({k: v.float() for k, v in state.items()})
         mine = np.isin(owner, chosen)
@@ -351,12 +352,12 @@ def _adapt(
 
         fine_tune(net, CropSet(x[mine], y[mine]), bank, config, faces_tick)
         if kept == KEEP_FACES:
-            return replace(base_model, classifier=net)
+            return replace(base_model, classifier=net), base_detector
         weights = fine_tune_detector(
             base_detector, [photos[i] for i in chosen], work / name, m.det_imgsz, config, tiles_tick
         )
         detector = safe_weights.load_detector(weights)  # what the page will load: refused here, not there
-        return replace(base_model, classifier=net, detector=detector, path=weights)
+        return replace(base_model, classifier=net, detector=detector), weights
 
     candidates = [KEEP_BASE, KEEP_FACES] + ([KEEP_BOTH] if config.detector_epochs else [])
     fixes: dict[str, int] = {}
@@ -374,7 +375,7 @@ def _adapt(
                     "checking...",
                 )
                 rest = [i for i in range(len(photos)) if i != k]
-                tried = learn(
+                tried, _ = learn(
                     rest, candidates[-1], 0.05 + 0.6 * k / len(photos), 0.5 / len(photos), f"check{k}"
                 )
                 fixes[KEEP_BASE] += fixes_needed(base_model, [photos[k]])
@@ -390,16 +391,16 @@ def _adapt(
             f"正在学习你的牌（{len(photos)} 张照片，{len(y)} 张牌）…",
             f"learning {len(y)} tiles",
         )
-        final = learn(list(range(len(photos))), kept, 0.65, 0.3, "final")
+        final, detector_file = learn(list(range(len(photos))), kept, 0.65, 0.3, "final")
         progress("write", 0.96, "正在保存你的模型…", "writing the model...")
-        if final.classifier is not base_model.classifier and final.classifier is not None:
+        if kept == KEEP_BASE:
+            shutil.copyfile(manifest.weights_path(base_path, m.classifier), out_dir / "tile_classifier.pt")
+        else:
             torch.save(
                 {k: v.half() for k, v in final.classifier.state_dict().items()},
                 out_dir / "tile_classifier.pt",
             )
-        else:
-            shutil.copyfile(manifest.weights_path(base_path, m.classifier), out_dir / "tile_classifier.pt")
-        shutil.copyfile(final.path if kept == KEEP_BOTH else base_detector, out_dir / "tile_detector.pt")
+        shutil.copyfile(detector_file, out_dir / "tile_detector.pt")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if found:
