@@ -195,10 +195,7 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     assert browser.find_element(By.CSS_SELECTOR, ".st-key-score").rect["y"] < 844
 
     # tap the orange tile on the photo itself: the keyboard opens in view; the model's next guess fixes it
-    _tap_photo(browser, _sample_tile_centre(-1))
-    sug = WebDriverWait(browser, 30).until(
-        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_8s_"] button')), None)
-    )
+    sug = _tap_photo_until(browser, _sample_tile_centre(-1), '[class*="st-key-sug_8s_"] button', server)
     WebDriverWait(browser, 10).until(lambda d: _in_view(d, sug))
     assert _sideways(browser) == 0  # the keyboard fits the phone
     sug.click()
@@ -465,17 +462,36 @@ def _sample_tile_centre(i: int) -> tuple[float, float]:
 
 
 def _tap_photo(driver, where: tuple[float, float]) -> None:
-    """A tap on the photo at (x, y) in fractions of its size (the photo is the page's widest picture)."""
+    """A tap on the photo at (x, y) in fractions of its size (the photo is the page's widest picture),
+    once the picture is drawn: its data URL decodes after the element exists, and a tap on a picture
+    still 0 px high lands on its top edge, where no tile is."""
     img = WebDriverWait(driver, 30).until(
-        lambda d: next(
-            (i for i in d.find_elements(By.CSS_SELECTOR, "img.mj-tap") if i.size["width"] > 200), None
-        )
+        lambda d: d.execute_script(
+            "return [...document.querySelectorAll('img.mj-tap')].find(i => !i.closest('[data-stale=\"true\"]')"
+            " && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 200"
+            " && i.getBoundingClientRect().height > 100)"
+        ),
+        message="the photo was never drawn",
     )
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
     w, h = img.size["width"], img.size["height"]
     ActionChains(driver).move_to_element_with_offset(
         img, where[0] * w - w / 2, where[1] * h - h / 2
     ).click().perform()
+
+
+def _tap_photo_until(driver, where: tuple[float, float], css: str, server: str, tries: int = 3):
+    """Tap the photo until the element `css` shows, as a player taps again when a tap landed while
+    the page was redrawing; fails with the server's log after `tries` taps."""
+    for _ in range(tries):
+        _tap_photo(driver, where)
+        try:
+            return WebDriverWait(driver, 15).until(
+                lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, css)), None)
+            )
+        except TimeoutException:
+            continue
+    pytest.fail(f"{tries} taps on the photo never showed {css}; server:\n{_server_log(server)[-3000:]}")
 
 
 def _save_screenshot(driver, path: Path, width: int) -> None:
