@@ -154,22 +154,34 @@ def precision_recall(
     return precision, recall, tp, fp, fn
 
 
+def _boxed(im: ImageResult, iou_thr: float) -> np.ndarray:
+    """Per prediction: whether it boxes a ground-truth tile, whatever the face (class-agnostic)."""
+    gt_cls = np.asarray(im.gt_cls, dtype=int)
+    pred_cls = np.asarray(im.pred_cls, dtype=int)
+    return match_predictions(
+        im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
+    )
+
+
 def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple[float, float, float]:
     """(share of ground-truth tiles boxed by a returned prediction, whatever its face; share of
     those with the right face; share of returned predictions marked unsure) — the numbers a
     player feels: a missing tile must be added by hand, a wrong face fixed with one tap."""
     n_gt = boxed = right = n_pred = unsure = 0
     for im in images:
-        gt_cls = np.asarray(im.gt_cls, dtype=int)
-        pred_cls = np.asarray(im.pred_cls, dtype=int)
-        agnostic = match_predictions(
-            im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
+        agnostic = _boxed(im, iou_thr)
+        exact = match_predictions(
+            im.gt_boxes,
+            np.asarray(im.gt_cls, dtype=int),
+            im.pred_boxes,
+            np.asarray(im.pred_cls, dtype=int),
+            im.pred_conf,
+            iou_thr,
         )
-        exact = match_predictions(im.gt_boxes, gt_cls, im.pred_boxes, pred_cls, im.pred_conf, iou_thr)
-        n_gt += len(gt_cls)
+        n_gt += len(im.gt_cls)
         boxed += int(agnostic.sum())
         right += int((agnostic & exact).sum())
-        n_pred += len(pred_cls)
+        n_pred += len(im.pred_cls)
         if im.pred_unsure is not None:
             unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
     return (
@@ -177,6 +189,14 @@ def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple
         right / boxed if boxed else 0.0,
         unsure / n_pred if n_pred else 0.0,
     )
+
+
+def tile_precision(images: Sequence[ImageResult], iou_thr: float = 0.5) -> float:
+    """Share of returned boxes that are tiles at all (class-agnostic precision): what a book, a
+    shelf or a chip tray read as a tile costs — each such box is a tile the player must delete."""
+    n_pred = sum(len(im.pred_cls) for im in images)
+    boxed = sum(int(_boxed(im, iou_thr).sum()) for im in images)
+    return boxed / n_pred if n_pred else 0.0
 
 
 def all_tiles_right(im: ImageResult, iou_thr: float = 0.5) -> bool:
@@ -192,9 +212,7 @@ def confusions(images: Sequence[ImageResult], iou_thr: float = 0.5) -> Counter:
     for im in images:
         gt_cls = np.asarray(im.gt_cls, dtype=int)
         pred_cls = np.asarray(im.pred_cls, dtype=int)
-        agnostic = match_predictions(
-            im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
-        )
+        agnostic = _boxed(im, iou_thr)
         ious = iou_matrix(im.pred_boxes, im.gt_boxes)
         taken = np.zeros(len(gt_cls), dtype=bool)
         for i in np.argsort(-np.asarray(im.pred_conf), kind="stable"):
@@ -223,6 +241,7 @@ class Report:
     n_images: int
     tiles_returned: float = 0.0
     faces_right: float = 0.0
+    tile_precision: float = 0.0
     unsure_share: float = 0.0
     per_class: list[dict] = field(default_factory=list)
     top_confusions: list[tuple[str, str, int]] = field(default_factory=list)
@@ -275,6 +294,7 @@ def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Repo
         n_images=len(images),
         tiles_returned=_r(returned),
         faces_right=_r(faces_right),
+        tile_precision=_r(tile_precision(at_op)),
         unsure_share=_r(unsure),
         per_class=per_class,
         top_confusions=[(a, b, n) for (a, b), n in conf_pairs],
@@ -344,7 +364,7 @@ def format_report(rep: Report) -> str:
         f"mAP50 {rep.map50:.4f}  mAP50-95 {rep.map50_95:.4f}  P {rep.precision:.4f}  R {rep.recall:.4f}  "
         f"all-tiles-right {rep.all_right:.4f}",
         f"tiles returned {rep.tiles_returned:.4f}  faces right (of returned) {rep.faces_right:.4f}  "
-        f"marked unsure {rep.unsure_share:.4f}",
+        f"tile precision {rep.tile_precision:.4f}  marked unsure {rep.unsure_share:.4f}",
         "",
         f"{'cls':>6} {'n':>5} {'AP50':>6} {'AP':>6} {'P':>6} {'R':>6}",
     ]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.train import groups
-from vision.train.evaluate import ImageResult, tiles_returned
+from vision.train.evaluate import ImageResult, tile_precision, tiles_returned
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -63,3 +63,5 @@ def test_tiles_returned_counts_boxes_whatever_their_face():
     assert returned == pytest.approx(2 / 3)  # the third prediction is elsewhere
     assert right == pytest.approx(1 / 2)  # of the two boxed tiles, one has the right face
     assert unsure == pytest.approx(1 / 3)
+    assert tile_precision([im]) == pytest.approx(2 / 3)  # one box of three is no tile at all
+    assert tile_precision([im.above(2.0)]) == 0.0  # nothing returned: no division by zero
