@@ -36,7 +36,13 @@ def keep_pil_open_offline() -> None:
 def use_every_core() -> None:
     """Let torch use every core when ultralytics picks the CPU: it sets one thread fewer than the
     machine has (leaving one to its data loaders), which on a 2-core laptop makes reading a photo,
-    the only work on the machine while the player waits for it, far slower."""
+    the only work on the machine while the player waits for it, far slower — and trains on one
+    core of two (its CPU trainer loads data in the same process, so the second core sat idle).
+    Also sets torch's own count now: a classifier trained after a detector in one process would
+    otherwise inherit the single thread ultralytics left behind."""
+    import torch
     from ultralytics.utils import torch_utils
 
-    torch_utils.NUM_THREADS = max(1, os.cpu_count() or 1)
+    cores = max(1, os.cpu_count() or 1)
+    torch_utils.NUM_THREADS = cores
+    torch.set_num_threads(cores)

@@ -98,6 +98,7 @@ def train_detector(
     """
     from ultralytics import YOLO
 
+    _env.use_every_core()
     run_dir = Path(project) / name
     last = run_dir / "weights" / "last.pt"
     started, epochs_before = time.monotonic(), _epochs_logged(run_dir)
@@ -160,6 +161,7 @@ def train_classifier(
     `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
     `num_classes` is 36 when the crops include the `other` class.
     """
+    _env.use_every_core()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
