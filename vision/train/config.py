@@ -63,6 +63,9 @@ class TrainConfig:
     conf: float | None = _opt(None, "operating point (tile_conf) to ship (default: chosen on synthetic val)")
     ship: bool = _opt(False, "copy the result into models/ (or --models-dir)")
     detector: str | None = _opt(None, "ship these detector weights instead of the run's")
+    classifier: str | None = _opt(
+        None, "ship these classifier weights instead of the run's (e.g. keep models/tile_classifier.pt)"
+    )
     models_dir: str | None = _opt(None, "ship into this folder instead of models/ (staging)")
     resume: bool = _opt(False, "continue an interrupted run")
 

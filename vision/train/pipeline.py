@@ -266,9 +266,9 @@ def ship(
         architecture="two-stage" if classifier else "single-stage",
         extra=extra,
     )
-    shutil.copyfile(detector, models_dir / "tile_detector.pt")
-    if classifier:
-        shutil.copyfile(classifier, models_dir / "tile_classifier.pt")
+    for source, name in ((detector, "tile_detector.pt"), (classifier, "tile_classifier.pt")):
+        if source and Path(source).resolve() != (models_dir / name).resolve():  # keeping a shipped file
+            shutil.copyfile(source, models_dir / name)
     return manifest.write(models_dir / "model.json", m)
 
 
@@ -413,7 +413,7 @@ def run(args: TrainConfig) -> int:
             device=args.device,
         )
         print(f"detector weights: {det_weights}", flush=True)
-    cls_weights = run_dir / "classifier" / "tile_classifier.pt"
+    cls_weights = Path(args.classifier) if args.classifier else run_dir / "classifier" / "tile_classifier.pt"
     if train_cls:
         crops = _classifier_training_crops(args, sources, drawn, run_dir)
         num_classes = OTHER_ID + 1 if (crops.y == OTHER_ID).any() else NUM_CLASSES

@@ -82,6 +82,12 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     model = load_model(model_json)
     dets = detect(np.asarray(Image.open(src / "val" / "images" / "0.png").convert("RGB")), model=model)
     assert all(len(d.alternatives) <= 5 for d in dets)  # an untrained model may find nothing; it must run
+    # ship a new detector beside the classifier already there (`--classifier models/...`): kept as is
+    kept = (tmp_path / "models" / "tile_classifier.pt").read_bytes()
+    train.ship(det2, tmp_path / "models" / "tile_classifier.pt", 0.02, 64, models_dir=tmp_path / "models")
+    assert (tmp_path / "models" / "tile_classifier.pt").read_bytes() == kept
+    assert (tmp_path / "models" / "tile_detector.pt").read_bytes() == det2.read_bytes()
+    assert json.loads(model_json.read_text())["tile_conf"] == 0.02
     assert _digest(MODELS_DIR) == before, "smoke training must not touch the shipped model"
 
 
