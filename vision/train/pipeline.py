@@ -274,8 +274,9 @@ def ship(
 
 def source_name(source: Path) -> str:
     """A training source as model.json records it: relative to the repository (a model folder
-    moves between machines; an absolute path names one machine's disk)."""
-    return Path(os.path.relpath(Path(source).resolve(), _env.REPO_ROOT)).as_posix()
+    moves between machines; an absolute path names one machine's disk). Symlinks are not followed:
+    a `../shared` that links elsewhere is still recorded as `../shared`."""
+    return Path(os.path.relpath(os.path.abspath(source), _env.REPO_ROOT)).as_posix()
 
 
 def ensure_synth(n: int, seed: int, out: Path = data.SYNTH_DIR, drawn_share: float = 0.0) -> Path | None:
