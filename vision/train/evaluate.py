@@ -163,11 +163,21 @@ def _boxed(im: ImageResult, iou_thr: float) -> np.ndarray:
     )
 
 
-def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple[float, float, float]:
-    """(share of ground-truth tiles boxed by a returned prediction, whatever its face; share of
-    those with the right face; share of returned predictions marked unsure) — the numbers a
-    player feels: a missing tile must be added by hand, a wrong face fixed with one tap."""
-    n_gt = boxed = right = n_pred = unsure = 0
+@dataclass
+class TileCounts:
+    """Class-agnostic counts over images: ground-truth tiles, returned boxes, boxes on a tile, those
+    with the right face, boxes marked unsure. Every tile-level share is a ratio of these."""
+
+    n_gt: int = 0
+    n_pred: int = 0
+    boxed: int = 0
+    right: int = 0
+    unsure: int = 0
+
+
+def count_tiles(images: Sequence[ImageResult], iou_thr: float = 0.5) -> TileCounts:
+    """One class-agnostic and one exact matching per image, shared by every tile-level share."""
+    c = TileCounts()
     for im in images:
         agnostic = _boxed(im, iou_thr)
         exact = match_predictions(
@@ -178,25 +188,36 @@ def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple
             im.pred_conf,
             iou_thr,
         )
-        n_gt += len(im.gt_cls)
-        boxed += int(agnostic.sum())
-        right += int((agnostic & exact).sum())
-        n_pred += len(im.pred_cls)
+        c.n_gt += len(im.gt_cls)
+        c.n_pred += len(im.pred_cls)
+        c.boxed += int(agnostic.sum())
+        c.right += int((agnostic & exact).sum())
         if im.pred_unsure is not None:
-            unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
-    return (
-        boxed / n_gt if n_gt else 0.0,
-        right / boxed if boxed else 0.0,
-        unsure / n_pred if n_pred else 0.0,
-    )
+            c.unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
+    return c
+
+
+def tiles_returned(images: Sequence[ImageResult], iou_thr: float = 0.5) -> tuple[float, float, float]:
+    """(share of ground-truth tiles boxed by a returned prediction, whatever its face; share of
+    those with the right face; share of returned predictions marked unsure) — the numbers a
+    player feels: a missing tile must be added by hand, a wrong face fixed with one tap."""
+    return _shares(count_tiles(images, iou_thr))[:3]
 
 
 def tile_precision(images: Sequence[ImageResult], iou_thr: float = 0.5) -> float:
     """Share of returned boxes that are tiles at all (class-agnostic precision): what a book, a
     shelf or a chip tray read as a tile costs — each such box is a tile the player must delete."""
-    n_pred = sum(len(im.pred_cls) for im in images)
-    boxed = sum(int(_boxed(im, iou_thr).sum()) for im in images)
-    return boxed / n_pred if n_pred else 0.0
+    return _shares(count_tiles(images, iou_thr))[3]
+
+
+def _shares(c: TileCounts) -> tuple[float, float, float, float]:
+    """(returned, faces right of returned, unsure, tile precision) from the counts."""
+    return (
+        c.boxed / c.n_gt if c.n_gt else 0.0,
+        c.right / c.boxed if c.boxed else 0.0,
+        c.unsure / c.n_pred if c.n_pred else 0.0,
+        c.boxed / c.n_pred if c.n_pred else 0.0,
+    )
 
 
 def all_tiles_right(im: ImageResult, iou_thr: float = 0.5) -> bool:
@@ -283,7 +304,7 @@ def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Repo
             }
         )
     conf_pairs = confusions(at_op).most_common(top)
-    returned, faces_right, unsure = tiles_returned(at_op)
+    returned, faces_right, unsure, precise = _shares(count_tiles(at_op))
     return Report(
         map50=_r(_nanmean(aps[0])),
         map50_95=_r(float(np.mean([_nanmean(row) for row in aps]))),
@@ -294,7 +315,7 @@ def summarise(images: Sequence[ImageResult], conf: float, top: int = 15) -> Repo
         n_images=len(images),
         tiles_returned=_r(returned),
         faces_right=_r(faces_right),
-        tile_precision=_r(tile_precision(at_op)),
+        tile_precision=_r(precise),
         unsure_share=_r(unsure),
         per_class=per_class,
         top_confusions=[(a, b, n) for (a, b), n in conf_pairs],
