@@ -335,16 +335,26 @@ def _settled(driver) -> None:
     time.sleep(0.3)
 
 
-def _tap_until(driver, key: str, text: str) -> None:
-    """Tap `key` until the page shows `text` (a tap during a redraw is lost, as on a phone)."""
-    for _ in range(3):
-        _click_key(driver, key)
+def _again_until(tap, shown, tries: int = 3):
+    """Tap, and tap again as a player would when a tap landed while the page was redrawing, until
+    `shown()` returns something (returned); None after `tries` taps. `shown` raises TimeoutException
+    when it gives up waiting."""
+    for _ in range(tries):
+        tap()
         try:
-            _wait_text(driver, text, timeout=10)
-            return
+            return shown()
         except TimeoutException:
             continue
-    _wait_text(driver, text, timeout=1)
+    return None
+
+
+def _tap_until(driver, key: str, text: str) -> None:
+    """Tap `key` until the page shows `text` (a tap during a redraw is lost, as on a phone)."""
+    if (
+        _again_until(lambda: _click_key(driver, key), lambda: _wait_text(driver, text, timeout=10) or True)
+        is None
+    ):
+        _wait_text(driver, text, timeout=1)
 
 
 def _upload(driver, path: Path) -> None:
@@ -483,15 +493,16 @@ def _tap_photo(driver, where: tuple[float, float]) -> None:
 def _tap_photo_until(driver, where: tuple[float, float], css: str, server: str, tries: int = 3):
     """Tap the photo until the element `css` shows, as a player taps again when a tap landed while
     the page was redrawing; fails with the server's log after `tries` taps."""
-    for _ in range(tries):
-        _tap_photo(driver, where)
-        try:
-            return WebDriverWait(driver, 15).until(
-                lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, css)), None)
-            )
-        except TimeoutException:
-            continue
-    pytest.fail(f"{tries} taps on the photo never showed {css}; server:\n{_server_log(server)[-3000:]}")
+    found = _again_until(
+        lambda: _tap_photo(driver, where),
+        lambda: WebDriverWait(driver, 15).until(
+            lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, css)), None)
+        ),
+        tries,
+    )
+    if found is None:
+        pytest.fail(f"{tries} taps on the photo never showed {css}; server:\n{_server_log(server)[-3000:]}")
+    return found
 
 
 def _save_screenshot(driver, path: Path, width: int) -> None:
