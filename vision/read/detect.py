@@ -13,7 +13,7 @@ architectures); it has no alternatives.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -179,6 +179,10 @@ ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
 #: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest aspect
 #: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
 ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
+#: A box counts towards its view's score only if its long side is at most this many times its short
+#: side in that view: a tile is 4:3, foreshortened on a table seen low perhaps 2:1; the half tiles
+#: and whole strips boxed in the wrong view of a stretched photo are 8:1 and more.
+VIEW_MAX_RATIO = 3.0
 
 #: Photo files are decoded at the largest JPEG reduction (1/2, 1/4, 1/8) that keeps this many times
 #: the detector's input size on the long side: every view (plain or squeezed) is still an area
@@ -244,17 +248,40 @@ class _ViewReading:
     det_conf: np.ndarray
     det_cls: np.ndarray
     probs: np.ndarray | None
+    #: The view's squeeze (x, y): how the boxes looked to the detector (see ASPECT_VIEWS).
+    squeeze: tuple[int, int] = (1, 1)
 
     def tile_conf(self) -> np.ndarray:
-        """Confidence that each box is a tile with the face read (detector x classifier)."""
+        """Confidence that each box is a tile at all: detector x (1 - p(other)), the same number the
+        operating point thresholds (see tile_and_face). Not how sure its face is: a view in which
+        the tiles are there but blurred (a column of tiles stretched tenfold and squeezed back)
+        must still win over a view with no tiles; its doubtful faces are marked unsure."""
         if self.probs is None:
             return self.det_conf
-        return self.det_conf * self.probs[:, :NUM_CLASSES].max(1, initial=0.0)
+        return self.det_conf * self.probs[:, :NUM_CLASSES].sum(1)
+
+    def tile_shaped(self) -> np.ndarray:
+        """Per box: whether it had a tile's proportions in the view the detector read (long side at
+        most VIEW_MAX_RATIO x the short). In the wrong view of a stretched photo the detector still
+        boxes something, but halves of tiles 8:1 or whole strips 12:1; those are not counted."""
+        w = (self.boxes[:, 2] - self.boxes[:, 0]) / self.squeeze[0]
+        h = (self.boxes[:, 3] - self.boxes[:, 1]) / self.squeeze[1]
+        return np.maximum(w, h) <= VIEW_MAX_RATIO * np.maximum(np.minimum(w, h), 1e-6)
 
     def score(self, conf: float) -> float:
-        """Confident-tile mass: sum of tile confidences at or above the operating point."""
-        c = self.tile_conf()
-        return float(c[c >= conf].sum())
+        """How many tiles this view would read right, expected: over the boxes it would return (tile
+        confidence at or above the operating point, a tile's shape in this view), the sum of
+        P(tile) x P(its face). Whether a box is returned does not hang on its face (blurred tiles
+        of a stretched photo still count, a little each); how much it counts does, so a view
+        whose boxes are blends of several things (a photo of flower tiles squeezed 8x) does not
+        win on boxes nobody can read. Without faces read yet: the detector's mass, an upper bound."""
+        tile = self.tile_conf()
+        counted = (tile >= conf) & self.tile_shaped()
+        if self.probs is None:
+            return float(tile[counted].sum())
+        real = self.probs[:, :NUM_CLASSES]
+        face = real.max(1, initial=0.0) / np.maximum(real.sum(1), 1e-9)
+        return float((tile * face)[counted].sum())
 
     def looks_distorted(self, conf: float) -> bool:
         """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO)."""
@@ -284,7 +311,7 @@ def _read_view(
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
     boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
     det_conf = found.conf.cpu().numpy().astype(np.float64)
-    return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None)
+    return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None, squeeze)
 
 
 def _with_faces(tm: TileModel, pixels: _Pixels, reading: _ViewReading) -> _ViewReading:
@@ -293,7 +320,7 @@ def _with_faces(tm: TileModel, pixels: _Pixels, reading: _ViewReading) -> _ViewR
         return reading
     boxes = reading.boxes
     probs = classify_crops(tm.classifier, pixels.crops(boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
-    return _ViewReading(reading.boxes, reading.det_conf, reading.det_cls, probs)
+    return replace(reading, probs=probs)
 
 
 def switch_bar(base: float) -> float:
@@ -325,16 +352,16 @@ def _best_reading(tm: TileModel, pixels: _Pixels, floor: float, aspect_views: bo
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    base = plain.score(tm.conf)
-    if not (aspect_views and ASPECT_VIEWS) or not plain.looks_distorted(tm.conf):
+    base = plain.score(tm.tile_conf)
+    if not (aspect_views and ASPECT_VIEWS) or not plain.looks_distorted(tm.tile_conf):
         return plain
     bar = switch_bar(base)
-    others = [_read_view(tm, mid, mid_scale, size, sq, tm.conf) for sq in ASPECT_VIEWS]
-    others = [_with_faces(tm, pixels, o) if o.score(tm.conf) >= bar else o for o in others]
-    pick = choose_view(base, [o.score(tm.conf) for o in others])
+    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf) for sq in ASPECT_VIEWS]
+    others = [_with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= bar else o for o in others]
+    pick = choose_view(base, [o.score(tm.tile_conf) for o in others])
     if pick < 0:
         return plain
-    if floor < tm.conf:
+    if floor < tm.tile_conf:
         return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
     return others[pick]
 

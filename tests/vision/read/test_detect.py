@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.classes import CLASS_NAMES
-from vision.read.detect import DEFAULT_MODEL, Detection, choose_view, detect, load_model
+from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.read.detect import DEFAULT_MODEL, Detection, _ViewReading, choose_view, detect, load_model
 from vision.train.data import read_labels
 from vision.train.evaluate import iou_matrix
 
@@ -221,6 +221,38 @@ def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
     assert choose_view(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
     assert choose_view(2.0, [4.0]) == 0 and choose_view(2.0, [3.9]) == -1
     assert choose_view(5.0, []) == -1
+
+
+def _view(boxes: list[list[float]], squeeze: tuple[int, int], face: float, other: float) -> _ViewReading:
+    """A view reading whose every box has detector confidence 0.8, best face `face`, p(other) `other`."""
+    n = len(boxes)
+    probs = np.zeros((n, NUM_CLASSES + 1))
+    probs[:, 1:NUM_CLASSES] = (1.0 - face - other) / (NUM_CLASSES - 1)  # each below `face`
+    probs[:, 0], probs[:, NUM_CLASSES] = face, other
+    return _ViewReading(np.array(boxes, float), np.full(n, 0.8), np.zeros(n, int), probs, squeeze)
+
+
+def test_a_view_scores_the_tiles_it_would_read_right_expected():
+    """A view is worth the tiles it would return (tile confidence at the operating point, whatever
+    the face) weighted by how sure their faces are: the blurred tiles of a stretched photo squeezed
+    back (faces 0.3 sure, p(other) 0) count 0.8 x 0.3 each, and still beat a view with none."""
+    blurred = _view([[0, 0, 640, 50], [0, 60, 640, 110]], (8, 1), face=0.3, other=0.0)
+    assert blurred.score(0.45) == pytest.approx(2 * 0.8 * 0.3)
+    assert choose_view(0.0, [blurred.score(0.45)]) == -1  # 0.48: not yet a reading (bar +1.0)
+    twelve = _view([[0, 60 * i, 640, 60 * i + 50] for i in range(12)], (8, 1), face=0.3, other=0.0)
+    assert choose_view(0.0, [twelve.score(0.45)]) == 0
+    not_tiles = _view([[0, 0, 640, 50]], (8, 1), face=0.3, other=0.6)
+    assert not_tiles.score(0.45) == 0.0  # tile confidence 0.8 x 0.4 < 0.45: not returned, not counted
+
+
+def test_only_boxes_of_a_tiles_shape_in_their_view_count():
+    """The same 640 x 50 strips are 12:1 in the photo as it is (no tile), 80 x 50 squeezed 8x (a tile
+    lying sideways); the half tiles of a wrong view (30 x 240, 8:1) do not count either."""
+    strips = [[0, 0, 640, 50], [0, 60, 640, 110]]
+    assert _view(strips, (1, 1), face=1.0, other=0.0).score(0.45) == 0.0
+    assert _view(strips, (8, 1), face=1.0, other=0.0).score(0.45) == pytest.approx(1.6)
+    assert _view([[0, 0, 30, 240]], (1, 1), face=1.0, other=0.0).score(0.45) == 0.0
+    assert _view([[0, 0, 30, 240]], (1, 8), face=1.0, other=0.0).score(0.45) == pytest.approx(0.8)
 
 
 @pytest.mark.slow
