@@ -330,7 +330,8 @@ def switch_bar(base: float) -> float:
 
 def choose_view(base: float, others: list[float]) -> int:
     """Index of the view to keep: -1 for the photo as it is, else the best aspect view that clears
-    both ASPECT_FACTOR x and +ASPECT_GAIN over the plain view's confident-tile mass."""
+    both ASPECT_FACTOR x and +ASPECT_GAIN over the plain view's score (_ViewReading.score: the
+    tiles it would read right, expected)."""
     bar = switch_bar(base)
     best = -1
     for i, s in enumerate(others):
