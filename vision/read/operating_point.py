@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 class OperatingPoint:
     """The reader's thresholds. Field names are model.json's keys."""
 
-    #: Joint (detector x face) confidence: a floor for the detector (a box under it is never
-    #: returned). Views of a photo are compared at `tile_conf` (vision.read.detect.choose_view).
+    #: Joint (detector x face) confidence: with tile_conf, the detector's floor at the operating
+    #: point. Views of a photo are compared at `tile_conf` (vision.read.detect.choose_view).
     conf: float = 0.25
     #: A box whose tile confidence (is it a tile at all) is at or above this is returned.
     tile_conf: float = 0.25
