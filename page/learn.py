@@ -138,13 +138,16 @@ def model_file(run: Path) -> Path | None:
 
 
 def learnt_something(model: Path) -> bool:
-    """Whether a finished run kept any adapted stage (adapt keeps the base reading when adapting
-    did not read the player's own photos better: switching to it would change nothing)."""
+    """Whether a finished run kept any adapted stage or moved the operating point (adapt keeps the
+    base reading when neither read the player's own photos better: switching would change nothing)."""
     try:
-        kept = json.loads(model.read_text(encoding="utf-8")).get("adapt", {}).get("kept")
-    except (OSError, ValueError, AttributeError):
+        meta = json.loads(model.read_text(encoding="utf-8"))
+        run = meta.get("adapt", {})
+        moved = "tile_conf_from" in run and meta.get("tile_conf") != run["tile_conf_from"]
+        kept = run.get("kept")
+    except (OSError, ValueError, AttributeError, TypeError):
         return False
-    return kept != "base"  # runs from before the check have no `kept`: they did learn
+    return kept != "base" or moved  # runs from before the check have no `kept`: they did learn
 
 
 def latest_model(root: Path | None = None) -> Path | None:

@@ -70,6 +70,11 @@ class AdaptConfig:
     #: Detector layers kept as they are (YOLOv8n: 0-9 are the backbone, the neck and head learn).
     detector_frozen: int = 10
     detector_lr: float = 1e-4
+    #: Operating points (tile_conf) the check also tries, besides the base model's own: a base model
+    #: that boxes the player's discards or chip tray at its own point needs a higher one on this
+    #: table, and one that misses tiles a lower one. Chosen on the same unseen-photo fixes as the
+    #: stages; ties keep the base's point.
+    tile_confs: tuple[float, ...] = (0.25, 0.35, 0.45, 0.55)
 
 
 #: TileNet layers kept as they are: everything up to the last conv block (indices of
@@ -288,6 +293,14 @@ def adapt(
 KEEP_BASE, KEEP_FACES, KEEP_BOTH = "base", "faces", "faces+tiles"
 
 
+def at_point(tm: TileModel, tile_conf: float) -> TileModel:
+    """The model reading at another operating point (its `conf`, the detector's floor, lowered to
+    `tile_conf` where it was above); the model itself when the point is its own."""
+    if tile_conf == tm.tile_conf:
+        return tm
+    return replace(tm, op=replace(tm.op, conf=min(tm.op.conf, tile_conf), tile_conf=tile_conf))
+
+
 def fixes_needed(tm: TileModel, photos: list[Path]) -> int:
     """What a player would fix on `photos` read by `tm`, against the labels the player confirmed:
     tiles missed or read as another face, plus boxes that are no tile."""
@@ -360,13 +373,22 @@ def _adapt(
         return replace(base_model, classifier=net, detector=detector), weights
 
     candidates = [KEEP_BASE, KEEP_FACES] + ([KEEP_BOTH] if config.detector_epochs else [])
+    base_point = base_model.tile_conf
+    points = sorted({base_point, *config.tile_confs})
     fixes: dict[str, int] = {}
+    by_point: dict[str, dict[float, int]] = {}
+    point = base_point
     try:
         kept = candidates[-1]
         if config.cross_check and len(photos) >= 2:
             # Each photo read by a model that learnt from the others: the only honest measure of
             # what adapting does to this player's photos (a model always reads its own lessons well).
-            fixes = dict.fromkeys(candidates, 0)
+            by_point = {c: dict.fromkeys(points, 0) for c in candidates}
+
+            def count(stage: str, tm: TileModel, photo: Path) -> None:
+                for t in points:
+                    by_point[stage][t] += fixes_needed(at_point(tm, t), [photo])
+
             for k in range(len(photos)):
                 progress(
                     "check",
@@ -378,13 +400,19 @@ def _adapt(
                 tried, _ = learn(
                     rest, candidates[-1], 0.05 + 0.6 * k / len(photos), 0.5 / len(photos), f"check{k}"
                 )
-                fixes[KEEP_BASE] += fixes_needed(base_model, [photos[k]])
+                count(KEEP_BASE, base_model, photos[k])
                 if KEEP_BOTH in candidates:
-                    fixes[KEEP_BOTH] += fixes_needed(tried, [photos[k]])
-                fixes[KEEP_FACES] += fixes_needed(
-                    replace(base_model, classifier=tried.classifier), [photos[k]]
-                )
-            kept = min(candidates, key=lambda c: (fixes[c], candidates.index(c)))
+                    count(KEEP_BOTH, tried, photos[k])
+                count(KEEP_FACES, replace(base_model, classifier=tried.classifier), photos[k])
+            kept, point = min(
+                ((c, t) for c in candidates for t in points),
+                key=lambda ct: (
+                    by_point[ct[0]][ct[1]],
+                    candidates.index(ct[0]),
+                    abs(ct[1] - base_point),
+                ),
+            )
+            fixes = {c: min(by_point[c].values()) for c in candidates}
         progress(
             "train",
             0.65,
@@ -407,6 +435,7 @@ def _adapt(
         for name in (replay.BANK_IMAGE, replay.BANK_LABELS):  # so a personal model can learn again
             shutil.copyfile(base_path.parent / name, out_dir / name)
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
+    m.op = at_point(base_model, point).op
     m.extra = {
         **{k: v for k, v in m.extra.items() if k not in ("sources",)},
         "adapted_from": manifest.version_of(base_path),
@@ -418,10 +447,12 @@ def _adapt(
             "seed": config.seed,
             "kept": kept,
             "fixes_on_unseen_photos": fixes,
+            "fixes_by_tile_conf": {c: {f"{t:g}": n for t, n in v.items()} for c, v in by_point.items()},
+            "tile_conf_from": base_point,
         },
     }
     path = manifest.write(out_dir / "model.json", m)
-    if kept == KEEP_BASE:
+    if kept == KEEP_BASE and point == base_point:
         progress(
             "done", 1.0, "你的照片上，学过的模型没有认得更好：仍用原来的认法",
             "done: learning did not read your photos better, so the reading stays as it was", done=True,

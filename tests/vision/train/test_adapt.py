@@ -5,6 +5,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -78,9 +79,14 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
     # each photo was read by models adapted on the other one; the stage kept needs the fewest fixes
     fixes, kept = meta["adapt"]["fixes_on_unseen_photos"], meta["adapt"]["kept"]
     assert set(fixes) == {"base", "faces", "faces+tiles"} and fixes[kept] == min(fixes.values())
+    # ... at the operating point (tried at each of AdaptConfig.tile_confs) that needs the fewest
+    by_point = meta["adapt"]["fixes_by_tile_conf"]
+    assert fixes == {c: min(v.values()) for c, v in by_point.items()}
+    assert by_point[kept][f"{meta['tile_conf']:g}"] == fixes[kept]
+    assert meta["adapt"]["tile_conf_from"] == load_model(DEFAULT_MODEL).tile_conf
     assert meta["adapted_from"].startswith("model.json@")
     model = load_model(out / "model.json")
-    assert model.two_stage and model.tile_conf == load_model(DEFAULT_MODEL).tile_conf
+    assert model.two_stage and model.tile_conf == meta["tile_conf"]
     dets = detect(FIXTURES / "hand_rack.jpg", model=model)
     assert len(dets) > 5
     assert _models_digest() == before
@@ -116,6 +122,24 @@ def test_the_detector_learns_the_saved_photos_too(tmp_path):
     assert (path.parent / "tile_detector.pt").read_bytes() != shipped
     assert not (path.parent / ".adapt-work").exists()
     assert len(detect(FIXTURES / "tiles_grid.jpg", model=load_model(path))) >= 10
+
+
+def test_the_check_moves_the_operating_point_when_the_players_photos_need_it(tmp_path, monkeypatch):
+    """A base model that boxes things that are no tile on this player's table needs a higher
+    tile_conf there: when the unseen photos need fewer fixes at 0.55, the personal model reads at
+    0.55 (same weights: nothing else helped), and the page switches to it."""
+    from page.learn import learnt_something
+    from vision.train import adapt as adapt_module
+
+    saved = _saved_photos(tmp_path / "labelled")
+    monkeypatch.setattr(adapt_module, "fixes_needed", lambda tm, photos: 0 if tm.tile_conf == 0.55 else 10)
+    path = adapt(saved, tmp_path / "mine", config=replace(QUICK, cross_check=True))
+    meta = json.loads(path.read_text())
+    assert meta["adapt"]["kept"] == "base" and meta["tile_conf"] == 0.55
+    assert meta["conf"] <= 0.55 and load_model(path).tile_conf == 0.55
+    for name in ("tile_detector.pt", "tile_classifier.pt"):
+        assert (path.parent / name).read_bytes() == (MODELS_DIR / name).read_bytes()
+    assert learnt_something(path) and "现在用你的牌" in read_progress(path.parent)["message_zh"]
 
 
 def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatch):
