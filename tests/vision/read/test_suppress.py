@@ -31,8 +31,20 @@ def test_a_half_box_on_a_tile_is_a_duplicate_and_the_better_box_stays():
     boxes = np.vstack([tile, same])
     dup = duplicate_boxes(boxes, np.array([0.6, 0.8]))
     assert dup.tolist() == [True, False]  # the better-scored one stays
-    # Very different sizes are not duplicates (they may be a span over a tile and a missed one).
-    assert not duplicate_boxes(np.vstack([tile, half]), np.array([0.9, 0.5])).any()
+    # A box on half of the tile (area ratio ~1.8) is one tile with it too: the better box stays.
+    assert duplicate_boxes(np.vstack([tile, half]), np.array([0.9, 0.5])).tolist() == [False, True]
+    assert duplicate_boxes(np.vstack([tile, half]), np.array([0.5, 0.9])).tolist() == [True, False]
+
+
+def test_a_face_box_and_a_box_around_the_whole_tile_are_one_tile():
+    """Seen at a slant, a detector may box a tile's face and, a little less sure, the face with its
+    body (side and top): about twice the area, holding the face. One box stays, the better one."""
+    face = np.array([[10, 10, 40, 50]], dtype=float)
+    body = np.array([[0, 0, 45, 62]], dtype=float)  # area ratio ~2.3
+    assert duplicate_boxes(np.vstack([face, body]), np.array([0.8, 0.3])).tolist() == [False, True]
+    # Far larger (3x and more) holding one found tile: a span over it and a missed one, kept.
+    wide = np.array([[0, 0, 95, 62]], dtype=float)
+    assert not duplicate_boxes(np.vstack([face, wide]), np.array([0.8, 0.3])).any()
 
 
 def test_a_span_does_not_hide_the_tiles_it_covers():
