@@ -22,7 +22,7 @@ HOLDS = 0.7
 #: areas differ by less than DUPLICATE_AREA times (a much larger box is a span, handled apart).
 #: 2.5: a tile's face and the box around its whole body (its visible side and top add up to about
 #: twice the face's area seen at a slant) are one tile; so are a tile and a box on half of it.
-#: (1.6 until round 5: held-out detectors boxed a face and its body on one tile in 1 of 2 photos.)
+#: (1.6 before; what 2.5 changed is measured in models/MODEL_CARD.md, round 5 second stop.)
 DUPLICATE_INSIDE = 0.8
 DUPLICATE_AREA = 2.5
 
