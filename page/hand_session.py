@@ -412,10 +412,12 @@ class HandSession:
                 problems.append(Words(f"{s.zh}的副露：{w.zh}", f"{s.en}'s melds: {w.en}"))
         return melds, problems
 
-    def situation(self) -> Situation:
-        """The engine-facing situation; only meaningful once `missing()` is empty."""
+    def situation(self, melds: dict[str, list[tuple[str, list[str]]]] | None = None) -> Situation:
+        """The engine-facing situation; only meaningful once `missing()` is empty. `melds`: the
+        losers' melds already read by `loser_melds()` (read here when not given)."""
         inp = self.inputs
-        melds, _ = self.loser_melds()
+        if melds is None:
+            melds, _ = self.loser_melds()
         sit = Situation(
             preset=self.preset,
             options=dict(self.options),
@@ -440,7 +442,7 @@ class HandSession:
         tiles = self.tiles()
         count = count_check(tiles)
         missing = tuple(self.missing(tiles))
-        _, bad = self.loser_melds()
+        melds, bad = self.loser_melds()
         meld_problems = tuple(bad)
         if not count.ok:
             short = count.got == count.expected - 1
@@ -449,7 +451,7 @@ class HandSession:
             return Outcome(tiles, count, missing, (hint, *meld_problems), waits, meld_problems=meld_problems)
         if meld_problems or missing:
             return Outcome(tiles, count, missing, meld_problems, meld_problems=meld_problems)
-        hand = build_hand(tiles, self.situation())
+        hand = build_hand(tiles, self.situation(melds))
         problems = engine_problems(hand)
         if problems:
             return Outcome(tiles, count, (), tuple(problems), hand_json=hand)
