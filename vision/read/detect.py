@@ -175,7 +175,7 @@ ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
 #: measured in models/MODEL_CARD.md).
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
 #: The aspect views are computed only when the plain view says the photo may be distorted: fewer
-#: than ASPECT_MIN_TILES tiles read (its score), or tiles whose median long/short side ratio exceeds
+#: than ASPECT_MIN_TILES confident tiles, or tiles whose median long/short side ratio exceeds
 #: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest aspect
 #: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
 ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
@@ -284,12 +284,10 @@ class _ViewReading:
         return float((tile * face)[counted].sum())
 
     def looks_distorted(self, conf: float) -> bool:
-        """Too few tiles read to tell (the view's score under ASPECT_MIN_TILES: a detector that boxes
-        bits of stretched tiles finds many boxes, but reads few of them), or tiles far longer than
-        a tile is (see ASPECT_MAX_RATIO)."""
-        if self.score(conf) < ASPECT_MIN_TILES:
-            return True
+        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO)."""
         b = self.boxes[self.tile_conf() >= conf]
+        if len(b) < ASPECT_MIN_TILES:
+            return True
         w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
         return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6))) > ASPECT_MAX_RATIO
 
