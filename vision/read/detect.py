@@ -284,7 +284,10 @@ class _ViewReading:
         return float((tile * face)[counted].sum())
 
     def looks_distorted(self, conf: float) -> bool:
-        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO)."""
+        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO).
+        Counted by tile confidence, not by how sure their faces are: a print the classifier never
+        saw, seen from the seat, is many doubtful faces, no distorted photo (squeezed 8x its tiles
+        blend into tall strips that read as confident backs). Measured in models/MODEL_CARD.md."""
         b = self.boxes[self.tile_conf() >= conf]
         if len(b) < ASPECT_MIN_TILES:
             return True

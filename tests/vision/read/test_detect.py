@@ -245,6 +245,18 @@ def test_a_view_scores_the_tiles_it_would_read_right_expected():
     assert not_tiles.score(0.45) == 0.0  # tile confidence 0.8 x 0.4 < 0.45: not returned, not counted
 
 
+def test_many_tiles_with_doubtful_faces_are_an_ordinary_photo():
+    """A print the classifier never saw, seen from the seat: fourteen tiles of a tile's shape, faces
+    0.1 sure. That is no distorted photo: squeezing it (8x) makes tall blends that read as confident
+    backs, so the views are not even tried. Three tiles are too few to tell; strips 12:1 look
+    distorted however well they read."""
+    squares = [[40 * i, 0, 40 * i + 30, 30] for i in range(14)]
+    assert not _view(squares, (1, 1), face=0.1, other=0.0).looks_distorted(0.45)
+    assert _view(squares[:3], (1, 1), face=0.9, other=0.0).looks_distorted(0.45)
+    strips = [[0, 60 * i, 640, 60 * i + 50] for i in range(14)]
+    assert _view(strips, (1, 1), face=0.9, other=0.0).looks_distorted(0.45)
+
+
 def test_only_boxes_of_a_tiles_shape_in_their_view_count():
     """The same 640 x 50 strips are 12:1 in the photo as it is (no tile), 80 x 50 squeezed 8x (a tile
     lying sideways); the half tiles of a wrong view (30 x 240, 8:1) do not count either."""
