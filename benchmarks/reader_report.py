@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
+from vision.read.boxes import elongation  # noqa: E402
 from vision.read.detect import load_model  # noqa: E402
 from vision.train import data  # noqa: E402
 from vision.train.evaluate import ImageResult, collect, summarise  # noqa: E402
@@ -44,9 +45,7 @@ def stretched(im: ImageResult) -> bool:
     """Whether a labelled photo was stretched out of its aspect (see STRETCHED_RATIO)."""
     if len(im.gt_boxes) == 0:
         return False
-    w = im.gt_boxes[:, 2] - im.gt_boxes[:, 0]
-    h = im.gt_boxes[:, 3] - im.gt_boxes[:, 1]
-    return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6))) > STRETCHED_RATIO
+    return float(np.median(elongation(im.gt_boxes))) > STRETCHED_RATIO
 
 
 def row(name: str, images: list[ImageResult], conf: float) -> dict:

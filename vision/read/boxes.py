@@ -1,4 +1,5 @@
-"""Pairwise box geometry on xyxy arrays, shared by evaluation (IoU) and suppression (overlap share)."""
+"""Box geometry on xyxy arrays, shared by evaluation (IoU), suppression (overlap share) and the
+reader's aspect views (how elongated boxes are)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,12 @@ def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ix2 = np.minimum(a[:, None, 2], b[None, :, 2])
     iy2 = np.minimum(a[:, None, 3], b[None, :, 3])
     return np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+
+
+def elongation(boxes: np.ndarray, squeeze: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """Long side over short side of each box, as it looks with x and y divided by `squeeze` (a tile
+    is 4:3 = 1.33 whichever way it lies)."""
+    b = as_boxes(boxes)
+    w = (b[:, 2] - b[:, 0]) / squeeze[0]
+    h = (b[:, 3] - b[:, 1]) / squeeze[1]
+    return np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6)

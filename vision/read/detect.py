@@ -23,6 +23,7 @@ import numpy as np
 from vision import _env
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.read import manifest, safe_weights
+from vision.read.boxes import elongation
 from vision.read.imageio import load_image, load_image_reduced
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.suppress import keep_one_per_tile
@@ -252,21 +253,17 @@ class _ViewReading:
     squeeze: tuple[int, int] = (1, 1)
 
     def tile_conf(self) -> np.ndarray:
-        """Confidence that each box is a tile at all: detector x (1 - p(other)), the same number the
-        operating point thresholds (see tile_and_face). Not how sure its face is: a view in which
-        the tiles are there but blurred (a column of tiles stretched tenfold and squeezed back)
-        must still win over a view with no tiles; its doubtful faces are marked unsure."""
-        if self.probs is None:
-            return self.det_conf
-        return self.det_conf * self.probs[:, :NUM_CLASSES].sum(1)
+        """Confidence that each box is a tile at all, the number the operating point thresholds
+        (tile_and_face). Not how sure its face is: a view in which the tiles are there but blurred
+        (a column of tiles stretched tenfold and squeezed back) must still win over a view with
+        no tiles; its doubtful faces are marked unsure."""
+        return tile_and_face(self)[0]
 
     def tile_shaped(self) -> np.ndarray:
         """Per box: whether it had a tile's proportions in the view the detector read (long side at
         most VIEW_MAX_RATIO x the short). In the wrong view of a stretched photo the detector still
         boxes something, but halves of tiles 8:1 or whole strips 12:1; those are not counted."""
-        w = (self.boxes[:, 2] - self.boxes[:, 0]) / self.squeeze[0]
-        h = (self.boxes[:, 3] - self.boxes[:, 1]) / self.squeeze[1]
-        return np.maximum(w, h) <= VIEW_MAX_RATIO * np.maximum(np.minimum(w, h), 1e-6)
+        return elongation(self.boxes, self.squeeze) <= VIEW_MAX_RATIO
 
     def score(self, conf: float) -> float:
         """How many tiles this view would read right, expected: over the boxes it would return (tile
@@ -275,13 +272,10 @@ class _ViewReading:
         of a stretched photo still count, a little each); how much it counts does, so a view
         whose boxes are blends of several things (a photo of flower tiles squeezed 8x) does not
         win on boxes nobody can read. Without faces read yet: the detector's mass, an upper bound."""
-        tile = self.tile_conf()
+        tile, face = tile_and_face(self)
         counted = (tile >= conf) & self.tile_shaped()
-        if self.probs is None:
-            return float(tile[counted].sum())
-        real = self.probs[:, :NUM_CLASSES]
-        face = real.max(1, initial=0.0) / np.maximum(real.sum(1), 1e-9)
-        return float((tile * face)[counted].sum())
+        sure = face.max(1) if face.shape[1] else 1.0
+        return float((tile * sure)[counted].sum())
 
     def looks_distorted(self, conf: float) -> bool:
         """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO).
@@ -291,8 +285,7 @@ class _ViewReading:
         b = self.boxes[self.tile_conf() >= conf]
         if len(b) < ASPECT_MIN_TILES:
             return True
-        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
-        return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6))) > ASPECT_MAX_RATIO
+        return float(np.median(elongation(b))) > ASPECT_MAX_RATIO
 
 
 def _read_view(
