@@ -1,0 +1,273 @@
+"""What every browser test needs: `streamlit run app.py` with the fake reader, a headless Chromium at
+phone size (390 x 844, mobile emulation), and the taps and waits of a player.
+
+Why a module of its own: several browser tests (the end-to-end flow, the tap-target sizes, the
+keyboard in view, the first screen) drive the same page the same way; one copy of the server, the
+driver and the patient taps keeps them from drifting apart. The fixtures are in tests/ui/conftest.py.
+
+Importing it skips the importing test module when Chromium, chromedriver or selenium is missing (the
+Debian packages `chromium` and `chromium-driver`, the Python package `selenium`). Nothing is
+downloaded: Selenium is pointed at the system chromedriver, Chromium runs with its network off.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from page.serve import stop
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+PHONE = (390, 844)
+
+if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+    pytest.skip(
+        "chromium not installed (apt-get install -y chromium chromium-driver)", allow_module_level=True
+    )
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
+from selenium.common.exceptions import (  # noqa: E402
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=390,844",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+SERVER_LOGS: dict[str, Path] = {}  # url -> the server's output (quoted when a check fails)
+
+
+def server_log(url: str) -> str:
+    path = SERVER_LOGS.get(url)
+    return path.read_text(errors="replace")[-3000:] if path and path.exists() else ""
+
+
+@contextlib.contextmanager
+def serve(extra_env: dict, log: Path) -> Iterator[str]:
+    """`streamlit run app.py` with the fake reader and these files; yields its URL. Its output goes
+    to `log` (a file: a pipe nobody reads would stop the server once it filled)."""
+    port = free_port()
+    env = dict(
+        os.environ,
+        MAHJONG_DETECTOR="tests.fake_reader:fake_detect",
+        PYTHONPATH=str(ROOT),
+        YOLO_OFFLINE="1",
+        **extra_env,
+    )
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    SERVER_LOGS[url] = log
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                pytest.fail(f"streamlit did not start:\n{server_log(url)[-2000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        stop(proc)
+
+
+def chrome(profile: Path):
+    """A headless Chromium emulating a 390 x 844 phone (pixel ratio 2), with its own profile folder."""
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never fetch a driver or browser
+    opts = Options()
+    opts.binary_location = str(CHROMIUM)
+    for f in FLAGS:
+        opts.add_argument(f)
+    opts.add_argument(f"--user-data-dir={profile}")
+    width, height = PHONE
+    opts.add_experimental_option(
+        "mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2}}
+    )
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
+    driver.set_page_load_timeout(60)
+    return driver
+
+
+def wait_text(driver, text: str, timeout: float = 60) -> None:
+    WebDriverWait(driver, timeout, poll_frequency=0.25).until(
+        lambda d: text in d.find_element(By.TAG_NAME, "body").text,
+        message=f"page never showed {text!r}",
+    )
+
+
+def page_text(driver) -> str:
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def sideways(driver) -> int:
+    """How far the page can scroll sideways (0 = nothing wider than the screen)."""
+    return int(driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def in_view(driver, el) -> bool:
+    top, bottom = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom]", el
+    )
+    return top >= 0 and bottom <= driver.execute_script("return window.innerHeight")
+
+
+# ---------------------------------------------------------------------- an evening at the table
+
+
+def open_expander(driver, title: str) -> None:
+    for s in driver.find_elements(By.CSS_SELECTOR, "[data-testid=stExpander] summary"):
+        if title in s.text:
+            if s.find_element(By.XPATH, "..").get_attribute("open") is None:
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", s)
+                s.click()
+            return
+    raise AssertionError(f"no expander {title}")
+
+
+def click_key(driver, key: str) -> None:
+    """Tap the button with this widget key (again if the page was still moving under the finger)."""
+    for attempt in range(5):
+        button = WebDriverWait(driver, 30).until(
+            lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")), None)
+        )
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        try:
+            button.click()
+            return
+        except (ElementClickInterceptedException, StaleElementReferenceException):
+            time.sleep(0.5 * (attempt + 1))
+    raise AssertionError(f"could not tap {key}")
+
+
+def settled(driver) -> None:
+    """The page has finished its run (Streamlit's running indicator is gone)."""
+    time.sleep(0.3)
+    WebDriverWait(driver, 30).until(
+        lambda d: (
+            not d.find_elements(
+                By.CSS_SELECTOR,
+                '[data-testid="stStatusWidget"] [data-testid*="Running"], [data-testid="stStatusWidgetRunningIcon"]',
+            )
+        )
+    )
+    time.sleep(0.3)
+
+
+def again_until(tap, shown, tries: int = 3):
+    """Tap, and tap again as a player would when a tap landed while the page was redrawing, until
+    `shown()` returns something (returned); None after `tries` taps. `shown` raises TimeoutException
+    when it gives up waiting."""
+    for _ in range(tries):
+        tap()
+        try:
+            return shown()
+        except TimeoutException:
+            continue
+    return None
+
+
+def upload(driver, path: Path) -> None:
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'input[type="file"]'))
+    driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(path))
+
+
+def sample_tile_centre(i: int) -> tuple[float, float]:
+    """Where tile i of the bundled sample lies, as fractions of the photo's width and height."""
+    doc = json.loads((ROOT / "datasets" / "samples" / "sample.json").read_text(encoding="utf-8"))
+    x1, y1, x2, y2 = doc["tiles"][i]["xyxy"]
+    return (x1 + x2) / 2 / 640, (y1 + y2) / 2 / 300
+
+
+def tap_photo(driver, where: tuple[float, float]) -> None:
+    """A tap on the photo at (x, y) in fractions of its size (the photo is the page's widest picture),
+    once the picture is drawn: its data URL decodes after the element exists, and a tap on a picture
+    still 0 px high lands on its top edge, where no tile is."""
+    img = WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script(
+            "return [...document.querySelectorAll('img.mj-tap')].find(i => !i.closest('[data-stale=\"true\"]')"
+            " && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 200"
+            " && i.getBoundingClientRect().height > 100)"
+        ),
+        message="the photo was never drawn",
+    )
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+    w, h = img.size["width"], img.size["height"]
+    ActionChains(driver).move_to_element_with_offset(
+        img, where[0] * w - w / 2, where[1] * h - h / 2
+    ).click().perform()
+
+
+def tap_photo_until(driver, where: tuple[float, float], css: str, server: str, tries: int = 3):
+    """Tap the photo until the element `css` shows, as a player taps again when a tap landed while
+    the page was redrawing; fails with the server's log after `tries` taps."""
+    found = again_until(
+        lambda: tap_photo(driver, where),
+        lambda: WebDriverWait(driver, 15).until(
+            lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, css)), None)
+        ),
+        tries,
+    )
+    if found is None:
+        pytest.fail(f"{tries} taps on the photo never showed {css}; server:\n{server_log(server)[-3000:]}")
+    return found
+
+
+def save_screenshot(driver, path: Path, width: int) -> None:
+    """Full-page screenshot at `width` CSS px, reduced to a palette PNG so the README image stays small."""
+    height = int(driver.execute_script('return document.querySelector("[data-testid=stMain]").scrollHeight'))
+    phone = width < 500
+    metrics = {"width": width, "height": height + 40, "deviceScaleFactor": 2 if phone else 1, "mobile": phone}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    time.sleep(2)
+    png = base64.b64decode(driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"])
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    if phone:
+        im = im.resize((im.width // 2, im.height // 2), Image.Resampling.LANCZOS)
+    im.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
