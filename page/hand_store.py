@@ -19,9 +19,17 @@ in the scorebook; every fault of the file is a `ScorebookError` with `.words` an
     store = HandStore()                              # the scorebook's file
     saved = store.load()                             # Saved(rev, state, photo, updated_at) or None
     rev = store.save(state, photo_bytes)             # the first save of a photo sends its bytes
-    rev = store.save({**state, "photo_hash": key}, None)  # later saves keep the stored photo
+    rev = store.save({**state, "photo_hash": key}, None, expect_rev=rev)  # refused if another phone wrote
+    rev = store.update(lambda now: change(now))      # a command, applied to the hand as stored now
     if store.revision() != rev: ...                  # another tab changed the hand: load it
-    store.clear()                                    # 新的一局
+    store.put_aside(saved.rev, words)                # a stored hand that cannot be used: kept, not lost
+    store.clear()                                    # forget the hand
+
+Why `update` and `expect_rev`: two phones of one table each hold a copy of the hand. A phone that
+saved its whole copy would undo what the other phone did since it last looked (a fixed tile, the
+winner). So a command is applied to the hand as stored, read inside the same write transaction, and
+a whole-hand save names the revision it was made from; one made from an older revision is refused
+(`StaleHand`) instead of overwriting.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -56,7 +65,41 @@ _SCHEMA = (
         data BLOB NOT NULL,
         stored_at TEXT NOT NULL
     )""",
+    # A stored hand the page could not use (damaged, or written by a newer version): kept here with
+    # its photo, so nothing is lost when the table carries on with a new hand.
+    """CREATE TABLE IF NOT EXISTS hand_state_aside (
+        id INTEGER PRIMARY KEY,
+        table_name TEXT NOT NULL,
+        rev INTEGER NOT NULL,
+        state_json BLOB,
+        photo BLOB,
+        why TEXT NOT NULL,
+        put_at TEXT NOT NULL
+    )""",
 )
+_TABLES = {"hand_state", "hand_photos", "hand_state_aside"}
+MAX_ASIDE = 20  # the newest stored hands put aside are kept; older ones go
+
+
+class StaleHand(ScorebookError):
+    """The hand changed on another phone since this one drew it: nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(STALE_WORDS)
+
+
+STALE_WORDS = Words(
+    "这一局在另一部手机上变了，已更新。", "This hand was changed on another phone; it is updated now."
+)
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The hand as stored now, read inside a write transaction (`HandStore.update`)."""
+
+    rev: int
+    state: dict | None  # None when the stored text cannot be read as a state
+    photo_hash: str | None
 
 
 @dataclass(frozen=True)
@@ -64,9 +107,12 @@ class Saved:
     """The hand in progress as last saved."""
 
     rev: int
-    state: dict
-    photo: bytes | None  # None when the state has no photo, or its photo could not be read back
+    state: dict | None  # None: the stored text is not a readable state (`problem` says why)
+    photo: bytes | None  # None when the state has no photo, its photo could not be read back, or
+    #                      it is the `known_photo` the caller already holds
     updated_at: str  # ISO 8601, UTC
+    photo_hash: str | None = None
+    problem: str | None = None  # why the stored state is unreadable
 
 
 class HandStore(SqliteFile):
@@ -77,7 +123,7 @@ class HandStore(SqliteFile):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as con:
             have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if {"hand_state", "hand_photos"} <= have:
+            if have >= _TABLES:
                 return  # only read: a read-only file still loads its hand
             con.execute("PRAGMA journal_mode=WAL")
             with write_transaction(con):
@@ -85,63 +131,66 @@ class HandStore(SqliteFile):
                     con.execute(statement)
 
     @in_words
-    def save(self, state: dict, photo: bytes | None, table: str = DEFAULT_TABLE) -> int:
+    def save(
+        self,
+        state: dict,
+        photo: bytes | None,
+        table: str = DEFAULT_TABLE,
+        expect_rev: int | None = None,
+    ) -> int:
         """Store the hand in progress and return its new revision.
 
         `photo` bytes are stored under their sha256, which is written into the stored state as
         `photo_hash`. `photo` None with `state["photo_hash"]` set keeps the photo already stored
         under that hash (a ScorebookError says so when there is none: send the bytes again); None
-        without it means the hand has no photo.
+        without it means the hand has no photo. `expect_rev`: the revision this state was made
+        from; when the table is at another one, `StaleHand` is raised and nothing is written.
         """
-        if not isinstance(state, dict):
-            raise ScorebookError(Words("这一局的状态必须是字典", "the hand state must be a dict"))
-        if photo is not None and len(photo) > MAX_PHOTO_BYTES:
-            raise _too_big("照片", "photo", len(photo), MAX_PHOTO_BYTES)
-        photo_hash = hashlib.sha256(photo).hexdigest() if photo is not None else state.get(PHOTO_KEY)
-        stored = {**state, PHOTO_KEY: photo_hash} if photo_hash else state
-        try:
-            text = json.dumps(stored, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise ScorebookError(
-                Words(f"这一局的状态存不了（{exc}）", f"the hand state cannot be stored ({exc})")
-            ) from exc
-        size = len(text.encode("utf-8"))
-        if size > MAX_STATE_BYTES:
-            raise _too_big("这一局的状态", "hand state", size, MAX_STATE_BYTES)
-        now = _now()
+        text, photo_hash = _state_text(state, photo)
         with self._write() as con:
-            if photo is not None:
-                con.execute(
-                    "INSERT OR IGNORE INTO hand_photos (hash, data, stored_at) VALUES (?, ?, ?)",
-                    (photo_hash, photo, now),
-                )
-            elif (
-                photo_hash
-                and not con.execute("SELECT 1 FROM hand_photos WHERE hash = ?", (photo_hash,)).fetchone()
-            ):
-                raise ScorebookError(
-                    Words(
-                        "服务器上没有这张照片了，请把照片再传一次",
-                        "the server no longer has this photo; send the photo again",
-                    )
-                )
-            rev = con.execute(
-                "SELECT COALESCE(MAX(rev), 0) + 1 FROM hand_state WHERE table_name = ?", (table,)
-            ).fetchone()[0]
-            con.execute(
-                "INSERT INTO hand_state (table_name, rev, state_json, photo_hash, updated_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_name) DO UPDATE SET rev = excluded.rev, "
-                "state_json = excluded.state_json, photo_hash = excluded.photo_hash, "
-                "updated_at = excluded.updated_at",
-                (table, rev, text, photo_hash, now),
-            )
-            _drop_unused_photos(con)
-            return int(rev)
+            if expect_rev is not None and _rev(con, table) != expect_rev:
+                raise StaleHand()
+            return _write_state(con, table, text, photo_hash, photo)
 
     @in_words
-    def load(self, table: str = DEFAULT_TABLE) -> Saved | None:
-        """The hand in progress, or None when there is none, it was cleared, or its stored state is
-        not readable (a warning in the log says why; the page then simply starts a new hand)."""
+    def update(self, change: Callable[[Stored | None], dict], table: str = DEFAULT_TABLE) -> int:
+        """Apply `change` to the hand as stored now and store what it returns; the new revision.
+
+        `change` runs inside the write transaction, so no other phone writes between the read and
+        the write; it gets None when the table has no hand, and may raise to write nothing (the
+        exception goes to the caller). The returned state keeps the stored photo (by its hash).
+        """
+        with self._write() as con:
+            row = con.execute(
+                "SELECT rev, CAST(state_json AS BLOB), photo_hash FROM hand_state WHERE table_name = ?",
+                (table,),
+            ).fetchone()
+            now = None
+            if row is not None and row[1] is not None:
+                now = Stored(int(row[0]), _parse(bytes(row[1]))[0], row[2])
+            text, photo_hash = _state_text(change(now), None)
+            return _write_state(con, table, text, photo_hash, None)
+
+    def save_in(self, con: sqlite3.Connection, state: dict, photo: bytes | None, table: str = DEFAULT_TABLE) -> int:
+        """`save` inside a transaction the caller holds on this same file (新的一晚 starts the
+        evening and its fresh hand in one transaction: a kill between them cannot leave the last
+        evening's hand offered in the new one)."""
+        text, photo_hash = _state_text(state, photo)
+        return _write_state(con, table, text, photo_hash, photo)
+
+    @staticmethod
+    def rev_in(con: sqlite3.Connection, table: str = DEFAULT_TABLE) -> int:
+        """The table's revision read inside a transaction the caller holds (记入记分本 checks that
+        the hand it was drawn for is still the stored one in the same transaction it records in)."""
+        return _rev(con, table)
+
+    @in_words
+    def load(self, table: str = DEFAULT_TABLE, known_photo: str | None = None) -> Saved | None:
+        """The hand in progress, or None when there is none or it was cleared. A stored text that is
+        not a readable state comes back with `state` None and `problem` saying why (the page puts it
+        aside and says so). `known_photo`: the hash of a photo the caller already holds; its bytes
+        are not read again (a 12 MP photo is not fetched and decoded on every change of the other
+        phone)."""
         with self._connect() as con:
             con.execute("BEGIN")  # the state and its photo from one snapshot
             row = con.execute(
@@ -153,27 +202,22 @@ class HandStore(SqliteFile):
                 return None
             rev, raw, photo_hash, updated_at = row  # bytes: a torn text must not fail the read
             blob = None
-            if photo_hash:
+            if photo_hash and photo_hash != known_photo:
                 got = con.execute("SELECT data FROM hand_photos WHERE hash = ?", (photo_hash,)).fetchone()
                 blob = got[0] if got else None
             con.execute("COMMIT")
-        try:
-            state = json.loads(bytes(raw).decode("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            log.warning(
-                "hand store %s: table %r revision %s has an unreadable state (%s)", self.path, table, rev, exc
-            )
-            return None
-        if not isinstance(state, dict):
-            log.warning("hand store %s: table %r revision %s is not a dict", self.path, table, rev)
-            return None
+        state, problem = _parse(bytes(raw))
+        if problem:
+            log.warning("hand store %s: table %r revision %s: %s", self.path, table, rev, problem)
         photo = bytes(blob) if blob is not None else None
-        if photo_hash and (photo is None or hashlib.sha256(photo).hexdigest() != photo_hash):
+        if photo_hash and photo_hash != known_photo and (
+            photo is None or hashlib.sha256(photo).hexdigest() != photo_hash
+        ):
             log.warning(
                 "hand store %s: table %r photo %s is missing or damaged", self.path, table, photo_hash
             )
             photo = None
-        return Saved(int(rev), state, photo, updated_at)
+        return Saved(int(rev), state, photo, updated_at, photo_hash, problem)
 
     @in_words
     def revision(self, table: str = DEFAULT_TABLE) -> int:
@@ -181,6 +225,52 @@ class HandStore(SqliteFile):
         with self._connect() as con:
             row = con.execute("SELECT rev FROM hand_state WHERE table_name = ?", (table,)).fetchone()
             return int(row[0]) if row else 0
+
+    @in_words
+    def put_aside(self, rev: int, why: str, table: str = DEFAULT_TABLE) -> bool:
+        """Move the stored hand of revision `rev` (one the page cannot use) out of the way, photo and
+        all, into `hand_state_aside`; the table then has no hand. False when the table is no longer
+        at `rev` (another phone already replaced it): nothing moves."""
+        with self._write() as con:
+            row = con.execute(
+                "SELECT rev, CAST(state_json AS BLOB), photo_hash FROM hand_state WHERE table_name = ?",
+                (table,),
+            ).fetchone()
+            if row is None or int(row[0]) != rev or row[1] is None:
+                return False
+            photo = None
+            if row[2]:
+                got = con.execute("SELECT data FROM hand_photos WHERE hash = ?", (row[2],)).fetchone()
+                photo = got[0] if got else None
+            con.execute(
+                "INSERT INTO hand_state_aside (table_name, rev, state_json, photo, why, put_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (table, rev, row[1], photo, why, _now()),
+            )
+            con.execute(
+                "DELETE FROM hand_state_aside WHERE id NOT IN "
+                "(SELECT id FROM hand_state_aside ORDER BY id DESC LIMIT ?)",
+                (MAX_ASIDE,),
+            )
+            con.execute(
+                "UPDATE hand_state SET rev = rev + 1, state_json = NULL, photo_hash = NULL, updated_at = ? "
+                "WHERE table_name = ?",
+                (_now(), table),
+            )
+            _drop_unused_photos(con)
+            return True
+
+    @in_words
+    def aside(self, table: str = DEFAULT_TABLE) -> list[tuple[int, str, str]]:
+        """(revision, why, when) of the stored hands put aside, newest first."""
+        with self._connect() as con:
+            return [
+                (int(r[0]), r[1], r[2])
+                for r in con.execute(
+                    "SELECT rev, why, put_at FROM hand_state_aside WHERE table_name = ? ORDER BY id DESC",
+                    (table,),
+                )
+            ]
 
     @in_words
     def clear(self, table: str = DEFAULT_TABLE) -> int:
@@ -197,6 +287,71 @@ class HandStore(SqliteFile):
             )
             _drop_unused_photos(con)
             return int(row[0]) + 1
+
+
+def _state_text(state: dict, photo: bytes | None) -> tuple[str, str | None]:
+    """The state as the JSON text stored, with its photo's hash: checked before any lock is taken."""
+    if not isinstance(state, dict):
+        raise ScorebookError(Words("这一局的状态必须是字典", "the hand state must be a dict"))
+    if photo is not None and len(photo) > MAX_PHOTO_BYTES:
+        raise _too_big("照片", "photo", len(photo), MAX_PHOTO_BYTES)
+    photo_hash = hashlib.sha256(photo).hexdigest() if photo is not None else state.get(PHOTO_KEY)
+    stored = {**state, PHOTO_KEY: photo_hash} if photo_hash else state
+    try:
+        text = json.dumps(stored, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ScorebookError(
+            Words(f"这一局的状态存不了（{exc}）", f"the hand state cannot be stored ({exc})")
+        ) from exc
+    size = len(text.encode("utf-8"))
+    if size > MAX_STATE_BYTES:
+        raise _too_big("这一局的状态", "hand state", size, MAX_STATE_BYTES)
+    return text, photo_hash
+
+
+def _write_state(
+    con: sqlite3.Connection, table: str, text: str, photo_hash: str | None, photo: bytes | None
+) -> int:
+    """Write one state (and its photo's bytes, when sent) in the caller's transaction; the new rev."""
+    now = _now()
+    if photo is not None:
+        con.execute(
+            "INSERT OR IGNORE INTO hand_photos (hash, data, stored_at) VALUES (?, ?, ?)",
+            (photo_hash, photo, now),
+        )
+    elif photo_hash and not con.execute("SELECT 1 FROM hand_photos WHERE hash = ?", (photo_hash,)).fetchone():
+        raise ScorebookError(
+            Words(
+                "服务器上没有这张照片了，请把照片再传一次",
+                "the server no longer has this photo; send the photo again",
+            )
+        )
+    rev = _rev(con, table) + 1
+    con.execute(
+        "INSERT INTO hand_state (table_name, rev, state_json, photo_hash, updated_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (table_name) DO UPDATE SET rev = excluded.rev, "
+        "state_json = excluded.state_json, photo_hash = excluded.photo_hash, "
+        "updated_at = excluded.updated_at",
+        (table, rev, text, photo_hash, now),
+    )
+    _drop_unused_photos(con)
+    return rev
+
+
+def _rev(con: sqlite3.Connection, table: str) -> int:
+    row = con.execute("SELECT rev FROM hand_state WHERE table_name = ?", (table,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _parse(raw: bytes) -> tuple[dict | None, str | None]:
+    """A stored state text as a dict, or None and why not (a torn write, another program's text)."""
+    try:
+        state = json.loads(raw.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return None, f"unreadable state ({exc})"
+    if not isinstance(state, dict):
+        return None, f"the state is a {type(state).__name__}, not a dict"
+    return state, None
 
 
 def _drop_unused_photos(con: sqlite3.Connection) -> None:

@@ -58,6 +58,7 @@ import functools
 import io
 import json
 import os
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from page.words import Words
+from page.words import Words, no_bidi
 from rules.hand import SEATS
 from rules.names import WIN_BY_ZH, seat_name
 from rules.presets import PRESET_SHORT, PRESETS
@@ -105,6 +106,39 @@ class ScorebookError(ValueError):
 
 
 _NOT_STARTED = Words("还没有开始记分", "no evening has been started yet")
+
+#: A caller's step inside a scorebook write, on the same connection and transaction: it may check
+#: (the hand in progress is still the one the button was drawn for) or write (the fresh hand of a
+#: new evening) on the same file; an exception it raises undoes the whole write.
+Then = Callable[[sqlite3.Connection, Any], None]
+
+
+class AlreadyRecorded(ScorebookError):
+    """This photo (or typed hand) is already a hand of the evening, with another reading: it is
+    replaced only through 改第 n 局, never recorded a second time."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(
+            Words(
+                f"这张照片已记为第 {number} 局，没有再记一次；要改它请点“改第 {number} 局”。",
+                f"This photo is already hand {number}; it was not recorded again — "
+                f"use “Replace hand {number}” to change it.",
+            )
+        )
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.number,))
+
+
+class ChangedMeanwhile(ScorebookError):
+    """What a button was drawn for changed before it was pressed (another phone): nothing written."""
+
+    def __init__(self, words: Words) -> None:
+        super().__init__(words)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.words,))
 
 
 def next_dealer(preset: str, dealer: str, winner: str | None) -> str:
@@ -196,7 +230,11 @@ _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _READ_ONLY_CODES = {8}  # SQLITE_READONLY (every extended code)
 _FULL_CODES = {13}  # SQLITE_FULL
 _LOCKED_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
+_IOERR = 10  # SQLITE_IOERR: a write that failed; on a full disk SQLite often says only this
 _CANTOPEN = 14
+#: Free space under which an I/O error of a write is taken for a full disk (SQLite reports a failed
+#: write of its WAL as "disk I/O error", not SQLITE_FULL, when the disk fills up under it).
+FULL_BELOW_BYTES = 1 << 20
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
@@ -213,6 +251,8 @@ def fault_kind(exc: BaseException, path: Path) -> str:
             return "disk_full"
         if code in _LOCKED_CODES:
             return "locked"
+        if code == _IOERR and _nearly_full(path):
+            return "disk_full"
         if code == _CANTOPEN and _exists_but_not_writable(path):
             return "read_only"  # a read-only mount: the -wal and -shm files cannot be made
         return "other"
@@ -225,6 +265,14 @@ def fault_kind(exc: BaseException, path: Path) -> str:
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return "corrupt"  # a row the file gave back is not the JSON text that was written
     return "other"
+
+
+def _nearly_full(path: Path) -> bool:
+    """Whether the file's disk has (almost) no free space left."""
+    try:
+        return shutil.disk_usage(path.parent).free < FULL_BELOW_BYTES
+    except OSError:
+        return False
 
 
 def _exists_but_not_writable(path: Path) -> bool:
@@ -376,6 +424,7 @@ CREATE TABLE IF NOT EXISTS settings (
 #: and `hands` are needed to read a file (an older one opened read-only has no `settings`).
 _TABLES = ("evenings", "hands", "settings")
 CURRENT_EVENING = "current_evening"  # settings key: the evening 新的一晚 or 重开 made current
+BOOK_REV = "book_rev"  # settings key: grows with every write (Scorebook.revision)
 
 _HAND_COLS = (
     "id, evening_id, number, recorded_at, preset, dealer, next_dealer, winner, win_by, "
@@ -486,17 +535,36 @@ class Scorebook(SqliteFile):
                 if not (usable and fault_kind(exc, self.path) == "read_only"):
                     raise
 
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction that also moves the book's `revision()` on (other phones poll it)."""
+        with super()._write() as con:
+            yield con
+            con.execute(
+                "INSERT INTO settings (key, value) VALUES (?, '1') ON CONFLICT (key) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                (BOOK_REV,),
+            )
+
     # ------------------------------------------------------------------ evenings
 
     @in_words
     def start_evening(
-        self, names: Mapping[str, str] | None = None, preset: str = "liaoyang", dealer: str = "E"
+        self,
+        names: Mapping[str, str] | None = None,
+        preset: str = "liaoyang",
+        dealer: str = "E",
+        then: Then | None = None,
     ) -> Evening:
         """A new evening (new totals), made the current one: names per seat (missing ones become
-        东家 …), the first dealer."""
+        东家 …), the first dealer. `then(con, standing)` runs in the same transaction (the page
+        stores the evening's fresh hand there)."""
         clean = _evening_settings(names, preset, dealer)
         with self._write() as con:
-            return self._insert_evening(con, clean, preset, dealer)
+            ev = self._insert_evening(con, clean, preset, dealer)
+            if then is not None:
+                then(con, standing_of(ev, []))
+            return ev
 
     @in_words
     def ensure_evening(
@@ -571,30 +639,46 @@ class Scorebook(SqliteFile):
             raise ScorebookError(
                 Words(f"记分本里没有第 {evening_id} 晚", f"there is no evening {evening_id} in the scorebook")
             )
-        return Evening(row[0], row[1], row[2], row[3], json.loads(row[4]))
+        names = json.loads(row[4])
+        if not isinstance(names, dict):
+            raise ScorebookError(Words("记分本里的名字坏了", "the names in the scorebook are damaged"), "corrupt")
+        # names written before bidi controls were stripped still draw left to right
+        return Evening(row[0], row[1], row[2], row[3], {str(k): no_bidi(str(v)) for k, v in names.items()})
 
     # ------------------------------------------------------------------ hands
 
     @in_words
     def record_hand(
-        self, hand: Mapping, result: Mapping, photo_hash: str | None = None, evening_id: int | None = None
+        self,
+        hand: Mapping,
+        result: Mapping,
+        photo_hash: str | None = None,
+        evening_id: int | None = None,
+        then: Then | None = None,
     ) -> HandRecord:
         """Record a scored win. `result` is `rules.score(hand).to_dict()` and must be a valid win.
 
-        The same photo with the same hand already in this evening is not recorded twice (a double
-        tap, or the same result in two tabs): the existing record comes back with `duplicate=True`.
+        One photo (or typed hand) is at most one hand of an evening, checked under the write lock:
+        the same photo with the same hand again (a double tap, or the same reading on two phones)
+        returns the existing record with `duplicate=True`; the same photo with another reading
+        raises `AlreadyRecorded` (only `replace_hand`, the confirmed 改第 n 局, changes a recorded
+        hand). `then(con, record)` runs in the same transaction after the hand is written.
         """
         win = _Win.of(hand, result)
         with self._write() as con:
             eid = self._resolve(con, evening_id)
             if photo_hash:
                 row = con.execute(
-                    f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? AND photo_hash = ? AND hand_json = ?",
-                    (eid, photo_hash, win.hand_json),
+                    f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? AND photo_hash = ? "
+                    "ORDER BY number LIMIT 1",
+                    (eid, photo_hash),
                 ).fetchone()
                 if row is not None:
-                    return _record(row, duplicate=True)
-            return self._insert(
+                    done = _record(row, duplicate=True)
+                    if _dumps_or_none(done.hand_json) != win.hand_json:
+                        raise AlreadyRecorded(done.number)
+                    return done
+            rec = self._insert(
                 con,
                 eid,
                 win.preset,
@@ -606,6 +690,9 @@ class Scorebook(SqliteFile):
                 win.result_json,
                 win.payments,
             )
+            if then is not None:
+                then(con, rec)
+            return rec
 
     @in_words
     def replace_hand(
@@ -615,10 +702,15 @@ class Scorebook(SqliteFile):
         result: Mapping,
         photo_hash: str | None = None,
         evening_id: int | None = None,
+        expect: Mapping | None = None,
+        then: Then | None = None,
     ) -> HandRecord:
         """Put a corrected hand in place of hand `number` (the same 第 n 局, the same time it was
         recorded): dealer, next dealer, winner, how, payments, hand and result are all the new
         hand's, so the totals follow. `photo_hash` None keeps the photo hash already recorded.
+        `expect`: the hand JSON hand `number` had when the player was shown what changes; when it
+        has another now (replaced on another phone), `ChangedMeanwhile` is raised and nothing
+        changes. `then(con, record)` runs in the same transaction.
 
         The hands after it keep what they recorded (their dealers included): each was played as it
         was, so a correction that changes who deals next does not rewrite them. A 黄庄 can be
@@ -628,12 +720,21 @@ class Scorebook(SqliteFile):
         with self._write() as con:
             eid = self._resolve(con, evening_id)
             row = con.execute(
-                "SELECT id FROM hands WHERE evening_id = ? AND number = ?", (eid, number)
+                "SELECT id, hand_json FROM hands WHERE evening_id = ? AND number = ?", (eid, number)
             ).fetchone()
             if row is None:
                 raise ScorebookError(
                     Words(f"记分本里没有第 {number} 局", f"there is no hand {number} in the scorebook")
                 )
+            if expect is not None and row[1] != _dumps_or_none(expect):
+                raise ChangedMeanwhile(
+                    Words(
+                        f"第 {number} 局刚在另一部手机上改过，这里没改；请看一眼再决定。",
+                        f"Hand {number} was just changed on another phone; nothing was changed here — "
+                        "have a look first.",
+                    )
+                )
+            row = row[:1]
             con.execute(
                 "UPDATE hands SET preset = ?, dealer = ?, next_dealer = ?, winner = ?, win_by = ?, "
                 "photo_hash = COALESCE(?, photo_hash), hand_json = ?, result_json = ?, "
@@ -651,11 +752,18 @@ class Scorebook(SqliteFile):
                     row[0],
                 ),
             )
-            return _record(con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", row).fetchone())
+            rec = _record(con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", row).fetchone())
+            if then is not None:
+                then(con, rec)
+            return rec
 
     @in_words
-    def record_draw(self, evening_id: int | None = None, dealer: str | None = None) -> HandRecord:
-        """Record a 黄庄 (nobody won, nobody pays): the dealer stays, the 长毛 count grows."""
+    def record_draw(
+        self, evening_id: int | None = None, dealer: str | None = None, then: Then | None = None
+    ) -> HandRecord:
+        """Record a 黄庄 (nobody won, nobody pays): the dealer stays, the 长毛 count grows.
+        `then(con, standing)` runs in the same transaction with the standing after the draw (the
+        page checks the hand the button was drawn for and stores the next, fresh hand there)."""
         with self._write() as con:
             eid = self._resolve(con, evening_id)
             ev = self._evening(con, eid)
@@ -667,7 +775,10 @@ class Scorebook(SqliteFile):
             )
             preset = last.preset if last else ev.preset
             zero = dict.fromkeys(SEATS, 0)
-            return self._insert(con, eid, preset, deal, None, None, None, None, None, zero)
+            rec = self._insert(con, eid, preset, deal, None, None, None, None, None, zero)
+            if then is not None:
+                then(con, standing_of(ev, self._hands(con, eid)))
+            return rec
 
     @in_words
     def undo_last(self, evening_id: int | None = None) -> HandRecord | None:
@@ -687,7 +798,8 @@ class Scorebook(SqliteFile):
         It keeps its number when that is still free, else it becomes the evening's next hand (a
         hand was recorded in between); either way it keeps its own dealer and next dealer, like
         every recorded hand. Restoring a hand that is already there (a double tap on 恢复) returns
-        it with `duplicate=True` and changes nothing.
+        it with `duplicate=True` and changes nothing. A hand whose photo is a hand of the evening
+        again (撤销, then 记入记分本 of the same photo) is not put back: `AlreadyRecorded`.
         """
         _check_record(record)
         hand_json = _dumps_or_none(record.hand_json)
@@ -697,6 +809,13 @@ class Scorebook(SqliteFile):
             row = con.execute(f"SELECT {_HAND_COLS} FROM hands WHERE id = ?", (record.id,)).fetchone()
             if row is not None and _same_hand(_record(row), record):
                 return _record(row, duplicate=True)
+            if record.photo_hash:
+                again = con.execute(
+                    "SELECT number FROM hands WHERE evening_id = ? AND photo_hash = ?",
+                    (record.evening_id, record.photo_hash),
+                ).fetchone()
+                if again is not None:
+                    raise AlreadyRecorded(int(again[0]))
             taken = con.execute(
                 "SELECT 1 FROM hands WHERE evening_id = ? AND number = ?", (record.evening_id, record.number)
             ).fetchone()
@@ -732,11 +851,20 @@ class Scorebook(SqliteFile):
     def history(self, evening_id: int | None = None) -> list[HandRecord]:
         """The evening's hands, oldest first."""
         with self._connect() as con:
-            eid = self._resolve(con, evening_id)
-            rows = con.execute(
-                f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
-            ).fetchall()
-            return [_record(r) for r in rows]
+            return self._hands(con, self._resolve(con, evening_id))
+
+    @in_words
+    def revision(self) -> int:
+        """A number that grows with every write of the book (a hand, a name, an evening): a phone
+        compares it with the one it drew to notice that another phone changed the book."""
+        with self._connect() as con:
+            try:
+                row = con.execute("SELECT value FROM settings WHERE key = ?", (BOOK_REV,)).fetchone()
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
+                return 0
+            return int(row[0]) if row and str(row[0]).isdigit() else 0
 
     @in_words
     def find_photo(self, photo_hash: str, evening_id: int | None = None) -> HandRecord | None:
@@ -768,11 +896,9 @@ class Scorebook(SqliteFile):
             con.execute("BEGIN")
             eid = self._resolve(con, evening_id)
             ev = self._evening(con, eid)
-            rows = con.execute(
-                f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (eid,)
-            ).fetchall()
+            hands = self._hands(con, eid)
             con.execute("COMMIT")
-        return ev, [_record(r) for r in rows]
+        return ev, hands
 
     # ------------------------------------------------------------------ helpers
 
@@ -785,6 +911,13 @@ class Scorebook(SqliteFile):
             return eid
         Scorebook._evening(con, evening_id)
         return int(evening_id)
+
+    @staticmethod
+    def _hands(con: sqlite3.Connection, evening_id: int) -> list[HandRecord]:
+        rows = con.execute(
+            f"SELECT {_HAND_COLS} FROM hands WHERE evening_id = ? ORDER BY number", (evening_id,)
+        ).fetchall()
+        return [_record(r) for r in rows]
 
     @staticmethod
     def _last(con: sqlite3.Connection, evening_id: int) -> HandRecord | None:
@@ -874,7 +1007,7 @@ def clean_names(names: Mapping[str, str]) -> dict[str, str]:
     out = {}
     for s in SEATS:
         raw = names.get(s)
-        name = " ".join(str(raw).split()) if raw is not None else ""
+        name = " ".join(no_bidi(str(raw)).split()) if raw is not None else ""
         if len(name) > MAX_NAME_LEN:
             raise ScorebookError(
                 Words(

@@ -119,16 +119,71 @@ def test_a_state_that_is_not_json_is_refused(store):
     [b'{"tiles": ["1m", "2', b"\xe4\xb8", b"[1, 2]"],
     ids=["cut-json", "cut-utf8", "not-a-dict"],
 )
-def test_a_torn_state_row_loads_as_none_with_a_warning(store, path, caplog, torn):
+def test_a_torn_state_row_says_why_and_can_be_put_aside(store, path, caplog, torn):
     store.save({"tiles": ["1m"]}, PHOTO)
     con = sqlite3.connect(path)
     con.execute("UPDATE hand_state SET state_json = CAST(? AS TEXT)", (torn,))
     con.commit()
     con.close()
     with caplog.at_level(logging.WARNING, logger="page.hand_store"):
-        assert store.load() is None
+        got = store.load()
+    assert got.state is None and got.problem and got.rev == 1 and got.photo == PHOTO
     assert "table 'default'" in caplog.text
-    assert store.save({"fresh": 1}, None) == 2  # the page starts over and saving works
+    assert store.put_aside(got.rev, got.problem)  # kept, photo and all, out of the way
+    assert not store.put_aside(got.rev, got.problem)  # once
+    assert store.load() is None and store.revision() == 2
+    con = sqlite3.connect(path)
+    kept = con.execute("SELECT rev, CAST(state_json AS BLOB), photo FROM hand_state_aside").fetchall()
+    con.close()
+    assert kept == [(1, torn, PHOTO)]
+    assert [r[0] for r in store.aside()] == [1]
+    assert store.save({"fresh": 1}, None) == 3  # the page starts over and saving works
+
+
+def test_a_save_from_an_older_revision_is_refused(store):
+    rev = store.save({"winner": "S"}, None)
+    store.save({"winner": "S", "win_by": "self_draw"}, None, expect_rev=rev)  # this phone, up to date
+    with pytest.raises(hs.StaleHand) as err:
+        store.save({"winner": None}, None, expect_rev=rev)  # the other phone's old copy
+    assert "另一部手机" in err.value.words.zh
+    assert store.load().state == {"winner": "S", "win_by": "self_draw"}
+
+
+def test_update_applies_a_change_to_the_hand_as_stored_now(store):
+    store.save({"winner": "S", "flags": {}}, PHOTO)
+
+    def self_draw(now):
+        return {**now.state, "win_by": "self_draw"}
+
+    assert store.update(self_draw) == 2
+    got = store.load()
+    assert got.state["winner"] == "S" and got.state["win_by"] == "self_draw" and got.photo == PHOTO
+
+    def refuse(now):
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        store.update(refuse)
+    assert store.revision() == 2  # nothing written
+
+
+def test_updates_from_two_threads_are_both_kept(store):
+    store.save({"n": 0, "seen": []}, None)
+
+    def add(k):
+        def change(now):
+            return {"n": now.state["n"] + 1, "seen": [*now.state["seen"], k]}
+
+        for _ in range(20):
+            store.update(change)
+
+    threads = [threading.Thread(target=add, args=(k,)) for k in "ab"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    got = store.load().state
+    assert got["n"] == 40 and sorted(got["seen"]) == ["a"] * 20 + ["b"] * 20
 
 
 def test_a_damaged_photo_loads_the_state_without_it(store, path, caplog):
