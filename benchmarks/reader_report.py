@@ -1,18 +1,35 @@
-"""The reader's numbers as the model card reports them, from one command.
+"""Every candidate reader side by side on the real sets, and the ship rule, from one command.
 
     python benchmarks/reader_report.py [--model models/model.json] [--seat-test .cache/seat-test]
+    python benchmarks/reader_report.py --candidate round5=git:da06b12 --candidate round4=git:da06b12^
 
-Sets (each read once at a low threshold, then summarised at the model's operating point):
-- the real val photos (`../shared/datasets/chinese-mahjong-v4`), all, and split by kind: "stretched"
-  photos are those whose labelled boxes have a median long/short side over STRETCHED_RATIO (Roboflow
+Candidates: `--model` (default the shipped models/model.json) is the reader shipped, the base every
+`--candidate NAME=SPEC` is judged against. SPEC is a model.json, or `git:REV` for the model files
+committed at REV (`git show REV:models/...`, written to runs/candidates/NAME/, git-ignored; nothing
+is fetched). Each reader is summarised at its own operating point (its model.json's tile_conf).
+
+Sets (each read once at a low threshold, then summarised at each reader's operating point):
+- the real val photos (`../shared/datasets/chinese-mahjong-v4`), split by kind: "stretched" photos
+  are those whose labelled boxes have a median long/short side over STRETCHED_RATIO (Roboflow
   squeezed tall photos of a column of tiles into 640x640, so each tile is a bar 9-12x wider than
   high; no phone photo looks like that), "ordinary" the rest. The split describes; it chooses nothing.
-- the "seat test": synthetic scenes of drawn prints only, a third seen from the seat, half with
-  clutter (`python -m vision synth --out DIR --n 120 --seed 9050 --val-fraction 0.9 --drawn-share 1.0`,
-  generated when DIR is missing). It stands in for "standing tiles of a print never seen", of which
-  no real photo is available here. Its seed is used by nothing that trains.
+- `../shared/datasets/riichi-standing-dev` (leomiurarobot, Roboflow Universe, CC BY 4.0): standing
+  tiles of a print never trained on, as exported (640x640, stretched) and resized back to the
+  camera's 16:9 (RIICHI_CAMERA_ASPECT; labels are normalised, so they follow). Measured only: nothing
+  here is tuned on it (its README).
+- the "seat test", SYNTHETIC (a separate, labelled line; it never decides): drawn prints only, a
+  third seen from the seat, half with clutter (`python -m vision synth --out DIR --n 120 --seed 9050
+  --val-fraction 0.9 --drawn-share 1.0`, generated when DIR is missing). Its seed trains nothing.
 
-Prints a markdown table and writes the same numbers as JSON to --out (default: none).
+The ship rule (`ship_verdict`): a candidate ships only if, on EVERY real set, none of tiles returned,
+tile precision, faces right and photos fully right is worse than the shipped reader's beyond the
+noise. Noise is measured by a paired bootstrap over photos (NOISE_RESAMPLES resamples of each set's
+photos, the same resample for both readers): a difference is a loss when even the favourable end
+of its one-sided NOISE_LEVEL interval is below zero. The reader is deterministic (the same photo
+read twice gives the same boxes), so the photos drawn are the noise. Synthetic sets are printed
+apart and never enter the rule.
+
+Prints markdown tables and writes the same numbers as JSON to --out (default: none).
 """
 
 from __future__ import annotations
@@ -22,23 +39,128 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
+import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.read.boxes import elongation  # noqa: E402
-from vision.read.detect import load_model  # noqa: E402
+from vision.read.detect import TileModel, load_model  # noqa: E402
+from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
-from vision.train.evaluate import ImageResult, collect, summarise  # noqa: E402
+from vision.train.evaluate import ImageResult, all_tiles_right, collect, image_counts, mean_ap  # noqa: E402
 
 #: A photo whose labelled tiles are, at the median, longer than this many times their width was
 #: stretched out of its aspect (a tile is 4:3; seen at a slant perhaps 2:1).
 STRETCHED_RATIO = 4.0
 SEAT_TEST_SYNTH = ["--n", "120", "--seed", "9050", "--val-fraction", "0.9", "--drawn-share", "1.0"]
-COLUMNS = ("map50", "tiles_returned", "faces_right", "tile_precision", "all_right", "unsure_share")
+RIICHI = ROOT.parent / "shared" / "datasets" / "riichi-standing-dev"
+#: riichi-standing-dev's frames were 2560x1440 screenshots stretched to 640x640 (its README).
+RIICHI_CAMERA_ASPECT = 2560 / 1440
+CANDIDATES_DIR = ROOT / "runs" / "candidates"
+MODEL_FILES = ("model.json", "tile_detector.pt", "tile_classifier.pt")
+
+#: The numbers the ship rule compares (all "higher is better").
+RULE_METRICS = ("tiles_returned", "tile_precision", "faces_right", "all_right")
+COLUMNS = ("map50", *RULE_METRICS)
+NOISE_RESAMPLES = 2000
+#: One-sided level: a difference counts as a loss only if its bootstrap 95th percentile is below 0.
+NOISE_LEVEL = 0.95
+
+
+@dataclass
+class SetReading:
+    """One reader's readings of one set: per photo the counts every shared number is a ratio of."""
+
+    name: str
+    real: bool
+    images: list[ImageResult]
+    conf: float
+
+    def per_photo(self) -> np.ndarray:
+        """N x 5 per photo at the operating point: ground-truth tiles, returned boxes, boxes on a
+        tile, of those the right face, fully right (0/1). Sums of rows give every share."""
+        rows = []
+        for im in self.images:
+            at = im.above(self.conf)
+            c = image_counts(at)
+            rows.append((c.n_gt, c.n_pred, c.boxed, c.right, float(all_tiles_right(at))))
+        return np.array(rows, dtype=np.float64).reshape(-1, 5)
+
+
+def shares(summed: np.ndarray, n_photos: int) -> dict[str, np.ndarray]:
+    """The rule's numbers from per-photo counts summed over `n_photos` photos (last axis: the 5
+    columns of per_photo; leading axes: any, e.g. resamples), as evaluate's `_shares` defines them."""
+    n_gt, n_pred, boxed, right, full = (summed[..., k] for k in range(5))
+    return {
+        "tiles_returned": boxed / np.maximum(n_gt, 1),
+        "tile_precision": boxed / np.maximum(n_pred, 1),
+        "faces_right": right / np.maximum(boxed, 1),
+        "all_right": full / max(n_photos, 1),
+    }
+
+
+def resampled(per_photo: np.ndarray, picks: np.ndarray) -> dict[str, np.ndarray]:
+    """The rule's numbers on each resample of photos (`picks`: resamples x photos indices)."""
+    return shares(per_photo[picks].sum(axis=1), picks.shape[1])
+
+
+def point(per_photo: np.ndarray) -> dict[str, float]:
+    """The rule's numbers on the set as it is."""
+    return {k: float(v) for k, v in shares(per_photo.sum(axis=0), len(per_photo)).items()}
+
+
+def bootstrap_picks(n: int, seed: int = 0) -> np.ndarray:
+    """NOISE_RESAMPLES resamples (with replacement) of n photos; fixed seed, so the noise printed is
+    the same on every run of the same readings."""
+    return np.random.default_rng(seed).integers(0, n, size=(NOISE_RESAMPLES, n))
+
+
+@dataclass
+class Finding:
+    """One metric on one set: the candidate's difference from the shipped reader and its noise."""
+
+    set: str
+    metric: str
+    diff: float
+    favourable: float  # the one-sided NOISE_LEVEL bound of the difference (its best plausible value)
+    noise_sd: float
+
+    @property
+    def loss(self) -> bool:
+        """Worse beyond the noise: even the favourable end of the interval is below zero."""
+        return self.favourable < 0.0
+
+
+def compare(base: SetReading, cand: SetReading) -> list[Finding]:
+    """The candidate's differences on one set, with a paired bootstrap over the same photos."""
+    pb, pc = base.per_photo(), cand.per_photo()
+    picks = bootstrap_picks(len(pb))
+    rb, rc = resampled(pb, picks), resampled(pc, picks)
+    b, c = point(pb), point(pc)
+    out = []
+    for m in RULE_METRICS:
+        d = rc[m] - rb[m]
+        out.append(Finding(base.name, m, c[m] - b[m], float(np.quantile(d, NOISE_LEVEL)), float(d.std())))
+    return out
+
+
+def ship_verdict(base: list[SetReading], cand: list[SetReading]) -> tuple[bool, list[Finding]]:
+    """The ship rule: (ships, findings over every real set). Synthetic sets are left out entirely,
+    so no synthetic gain can outweigh a real loss."""
+    findings = []
+    for b, c in zip(base, cand, strict=True):
+        if b.name != c.name:
+            raise ValueError(f"sets differ: {b.name} vs {c.name}")
+        if b.real:
+            findings += compare(b, c)
+    return not any(f.loss for f in findings), findings
 
 
 def stretched(im: ImageResult) -> bool:
@@ -48,42 +170,132 @@ def stretched(im: ImageResult) -> bool:
     return float(np.median(elongation(im.gt_boxes))) > STRETCHED_RATIO
 
 
-def row(name: str, images: list[ImageResult], conf: float) -> dict:
-    """One line of the report: the set's size and the evaluate numbers at `conf`."""
-    rep = summarise(images, conf).to_dict()
-    return {"set": name, "images": len(images), **{k: rep[k] for k in COLUMNS}}
+def camera_aspect(aspect: float) -> Callable[[Path], np.ndarray]:
+    """A loader that resizes a square-stretched export back to `aspect` (width / height), keeping
+    its height: the source frames' proportions, so the tiles are as narrow as the camera saw them."""
+
+    def load(path: Path) -> np.ndarray:
+        rgb = load_image(path)
+        h = rgb.shape[0]
+        return cv2.resize(rgb, (round(h * aspect), h), interpolation=cv2.INTER_CUBIC)
+
+    return load
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default=None, help="model.json (default: the shipped one)")
-    ap.add_argument("--real", default=str(data.REAL_DATASET), help="real dataset (data.yaml or folder)")
-    ap.add_argument("--seat-test", default=".cache/seat-test", help="seat-test scenes (made if missing)")
-    ap.add_argument("--no-seat-test", action="store_true", help="the real val photos only")
-    ap.add_argument("--out", default=None, help="also write the rows as JSON here")
-    args = ap.parse_args()
+def materialise(name: str, spec: str) -> Path:
+    """The model.json of a candidate: a path as given, or `git:REV`'s committed model files written
+    to runs/candidates/NAME/ (git-ignored) from the local repository."""
+    if not spec.startswith("git:"):
+        return Path(spec)
+    rev = spec[4:]
+    out = CANDIDATES_DIR / name
+    out.mkdir(parents=True, exist_ok=True)
+    for f in MODEL_FILES:
+        blob = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:models/{f}"], check=True, capture_output=True
+        ).stdout
+        (out / f).write_bytes(blob)
+    return out / "model.json"
 
-    model = load_model(args.model)
+
+def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
+    """Every set read by one reader, in the report's order."""
     conf = model.tile_conf
-    rows = []
     real = collect(Path(args.real), model)
-    rows.append(row("real val", real, conf))
-    rows.append(row("real val, ordinary", [im for im in real if not stretched(im)], conf))
-    rows.append(row("real val, stretched", [im for im in real if stretched(im)], conf))
+    sets = [
+        SetReading("real val, ordinary", True, [im for im in real if not stretched(im)], conf),
+        SetReading("real val, stretched", True, [im for im in real if stretched(im)], conf),
+    ]
+    riichi = Path(args.riichi)
+    if (riichi / "data.yaml").is_file():
+        yaml = riichi / "data.yaml"
+        sets.append(SetReading("riichi standing, as exported", True, collect(yaml, model), conf))
+        at_aspect = collect(yaml, model, load=camera_aspect(RIICHI_CAMERA_ASPECT))
+        sets.append(SetReading("riichi standing, camera 16:9", True, at_aspect, conf))
     if not args.no_seat_test:
         seat = Path(args.seat_test)
         if not (seat / "data.yaml").is_file():
             cmd = [sys.executable, "-m", "vision", "synth", "--out", str(seat), *SEAT_TEST_SYNTH]
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        rows.append(row("seat test", collect(seat / "data.yaml", model), conf))
+        sets.append(SetReading("seat test (SYNTHETIC)", False, collect(seat / "data.yaml", model), conf))
+    return sets
 
-    print(f"model {args.model or 'models/model.json'}  tile_conf {conf}\n")
-    print("| set | images | " + " | ".join(COLUMNS) + " |")
-    print("|---|---|" + "---|" * len(COLUMNS))
+
+def set_row(reader: str, s: SetReading) -> dict:
+    """One reader on one set: size, mAP50 and the rule's numbers, with each number's bootstrap sd."""
+    pp = s.per_photo()
+    picks = bootstrap_picks(len(pp))
+    boot = resampled(pp, picks)
+    row = {"reader": reader, "set": s.name, "real": s.real, "images": len(s.images), "tile_conf": s.conf}
+    row["map50"] = float(mean_ap(s.images))
+    row.update(point(pp))
+    row["sd"] = {m: float(boot[m].std()) for m in RULE_METRICS}
+    return row
+
+
+def print_tables(rows: list[dict], verdicts: dict[str, tuple[bool, list[Finding]]]) -> None:
+    """Markdown: one table of every reader on every set, then each candidate's findings."""
+    print("| set | reader | images | " + " | ".join(COLUMNS) + " |")
+    print("|---|---|---|" + "---|" * len(COLUMNS))
     for r in rows:
-        print(f"| {r['set']} | {r['images']} | " + " | ".join(f"{r[k]:.4f}" for k in COLUMNS) + " |")
+        cells = [f"{r['map50']:.4f}"] + [f"{r[m]:.4f} ±{r['sd'][m]:.4f}" for m in RULE_METRICS]
+        print(
+            f"| {r['set']} | {r['reader']} (tile_conf {r['tile_conf']}) | {r['images']} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    for name, (ships, findings) in verdicts.items():
+        print(f"\n{name} against the shipped reader: {'SHIPS' if ships else 'does NOT ship'}")
+        print(f"| set | metric | difference | favourable end ({NOISE_LEVEL:.0%}) | noise sd | loss |")
+        print("|---|---|---|---|---|---|")
+        for f in findings:
+            mark = "LOSS" if f.loss else ""
+            print(
+                f"| {f.set} | {f.metric} | {f.diff:+.4f} | {f.favourable:+.4f} | {f.noise_sd:.4f} | {mark} |"
+            )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--model", default=None, help="the shipped reader's model.json (default: models/model.json)"
+    )
+    ap.add_argument(
+        "--candidate",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="model.json or git:REV; repeatable",
+    )
+    ap.add_argument("--real", default=str(data.REAL_DATASET), help="real dataset (data.yaml or folder)")
+    ap.add_argument("--riichi", default=str(RIICHI), help="riichi-standing-dev folder (skipped if missing)")
+    ap.add_argument("--seat-test", default=".cache/seat-test", help="seat-test scenes (made if missing)")
+    ap.add_argument("--no-seat-test", action="store_true", help="real sets only")
+    ap.add_argument("--out", default=None, help="also write the rows and findings as JSON here")
+    args = ap.parse_args()
+
+    readers = [("shipped", Path(args.model or ROOT / "models" / "model.json"))]
+    for c in args.candidate:
+        name, _, spec = c.partition("=")
+        if not spec:
+            ap.error(f"--candidate {c!r}: expected NAME=SPEC")
+        readers.append((name, materialise(name, spec)))
+    readings = {name: read_sets(load_model(path), args) for name, path in readers}
+    rows = [set_row(name, s) for name, sets in readings.items() for s in sets]
+    rows.sort(key=lambda r: [s.name for s in readings["shipped"]].index(r["set"]))
+    verdicts = {name: ship_verdict(readings["shipped"], readings[name]) for name, _ in readers[1:]}
+
+    print(" · ".join(f"{name}: {path}" for name, path in readers) + "\n")
+    print_tables(rows, verdicts)
     if args.out:
-        Path(args.out).write_text(json.dumps({"tile_conf": conf, "rows": rows}, indent=1) + "\n")
+        doc = {
+            "readers": {name: str(path) for name, path in readers},
+            "rows": rows,
+            "verdicts": {
+                n: {"ships": s, "findings": [f.__dict__ for f in fs]} for n, (s, fs) in verdicts.items()
+            },
+        }
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,25 +175,34 @@ class TileCounts:
     unsure: int = 0
 
 
+def image_counts(im: ImageResult, iou_thr: float = 0.5) -> TileCounts:
+    """One image's counts: one class-agnostic and one exact matching. Kept per image so that a
+    resampling of photos (benchmarks/reader_report.py's noise) sums them instead of matching again."""
+    agnostic = _boxed(im, iou_thr)
+    exact = match_predictions(
+        im.gt_boxes,
+        np.asarray(im.gt_cls, dtype=int),
+        im.pred_boxes,
+        np.asarray(im.pred_cls, dtype=int),
+        im.pred_conf,
+        iou_thr,
+    )
+    unsure = 0 if im.pred_unsure is None else int(np.asarray(im.pred_unsure, dtype=bool).sum())
+    return TileCounts(
+        len(im.gt_cls), len(im.pred_cls), int(agnostic.sum()), int((agnostic & exact).sum()), unsure
+    )
+
+
 def count_tiles(images: Sequence[ImageResult], iou_thr: float = 0.5) -> TileCounts:
-    """One class-agnostic and one exact matching per image, shared by every tile-level share."""
+    """The images' counts summed (image_counts), shared by every tile-level share."""
     c = TileCounts()
     for im in images:
-        agnostic = _boxed(im, iou_thr)
-        exact = match_predictions(
-            im.gt_boxes,
-            np.asarray(im.gt_cls, dtype=int),
-            im.pred_boxes,
-            np.asarray(im.pred_cls, dtype=int),
-            im.pred_conf,
-            iou_thr,
-        )
-        c.n_gt += len(im.gt_cls)
-        c.n_pred += len(im.pred_cls)
-        c.boxed += int(agnostic.sum())
-        c.right += int((agnostic & exact).sum())
-        if im.pred_unsure is not None:
-            c.unsure += int(np.asarray(im.pred_unsure, dtype=bool).sum())
+        one = image_counts(im, iou_thr)
+        c.n_gt += one.n_gt
+        c.n_pred += one.n_pred
+        c.boxed += one.boxed
+        c.right += one.right
+        c.unsure += one.unsure
     return c
 
 
@@ -334,9 +343,18 @@ def _r(x: float) -> float:
 
 
 def collect(
-    data_source: Path, model=None, split: str = "val", low_conf: float = 0.001, aspect_views: bool = True
+    data_source: Path,
+    model=None,
+    split: str = "val",
+    low_conf: float = 0.001,
+    aspect_views: bool = True,
+    load: Callable[[Path], np.ndarray] | None = None,
 ) -> list[ImageResult]:
-    """Run the model over a labelled split (data.yaml or dataset folder) at a low threshold."""
+    """Run the model over a labelled split (data.yaml or dataset folder) at a low threshold.
+
+    `load` turns an image file into the upright RGB array that is read (default: the file as it is,
+    vision.read.imageio.load_image). Labels are normalised, so a loader may resize the photo (e.g.
+    back to the camera's aspect from a stretched export) and the boxes follow it."""
     from vision.read.detect import detect, load_model
     from vision.read.imageio import load_image
     from vision.train import data
@@ -347,7 +365,7 @@ def collect(
         images = data.split_images(Path(data_source), "train")
     results = []
     for path in images:
-        rgb = load_image(path)
+        rgb = (load or load_image)(path)
         h, w = rgb.shape[:2]
         boxes = data.read_labels(data.label_path_for(path))
         dets = detect(rgb, conf=low_conf, model=tm, aspect_views=aspect_views)
