@@ -22,31 +22,43 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import rules
-from page.box import Box, player_box
+from page import hand_checks as check
+from page.box import ORIGINS, Box, player_box
 from page.explain import Payment, explain_error, payments
+from page.hand_checks import FLAGS, WIN_BY, HandProblem
 from page.keyboard import next_to_check, strip_order
 from page.names import seat_words
 from page.photo_state import Photo, box_right_of, typed_hand
 from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
 from page.quick_entry import parse_melds
-from page.roles import ROLES, default_winning, meld_kind, winner_tiles_from_boxes
+from page.roles import default_winning, meld_kind, winner_tiles_from_boxes
 from page.situation import CountCheck, Situation, WinnerTiles, build_hand, count_check
 from page.waiting import waiting_words
-from page.words import Words
-from rules import tiles as T
+from page.words import Words, no_bidi
 from rules.hand import SEATS
 from rules.presets import PRESETS
 from rules.result import ScoreResult
 
-WIN_BY = ("self_draw", "discard", "robbed_kong")
-#: Win flags and 打过混: per-hand yes/no inputs (the preset says which ones mean something).
-FLAGS = ("kong_replacement", "last_tiles", "after_kong", "first_draw", "discarded_hun")
+__all__ = ["FLAGS", "WIN_BY", "CommandError", "HandSession", "Outcome", "RecordPlan"]
+
 DEFAULT_PRESET = "liaoyang"
 STATE_VERSION = 1
 
+#: A command the hand cannot take (a seat that does not exist, a tile index out of range), in words:
+#: the same refusal a stored hand gets for a field it cannot hold (`page.hand_checks`).
+CommandError = HandProblem
 
-class CommandError(ValueError):
-    """A command the hand cannot take (a seat that does not exist, a tile index out of range)."""
+
+class NewerHand(HandProblem):
+    """A stored hand written by a newer version of the app: not read, never overwritten unseen."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(
+            Words(
+                f"它是更新版本的程序存的（第 {version} 版）",
+                f"it was stored by a newer version of the app (version {version})",
+            )
+        )
 
 
 @dataclass
@@ -100,6 +112,7 @@ class RecordPlan:
     allowed: bool
     why_not: Words | None = None
     replaces: int | None = None  # this photo is already hand n of the evening, with another reading
+    replaces_json: dict | None = None  # hand n as the book holds it (shown as what changes)
     recorded_as: int | None = None  # this very hand is already hand n: nothing to do
 
 
@@ -115,14 +128,17 @@ class HandSession:
         self.inputs = HandInputs()
         self.sample = False
         self.kind_confirmed: set[str] = set()  # meld roles whose kind the player chose himself
+        self.evening: int | None = None  # the scorebook evening the hand is played in (None: before any)
         self.changes = 0  # bumped by every command: the page saves the hand when it moved on
 
     # ------------------------------------------------------------------ whole hands
 
-    def new_hand(self, dealer: str | None = None, changmao: int = 0) -> None:
+    def new_hand(self, dealer: str | None = None, changmao: int = 0, evening: int | None = None) -> None:
         """新的一局: every per-hand input goes (photo, tiles, fixes, winner, melds of every seat, flags,
-        宝); the rule set and options stay; the dealer and the 长毛 count as the scorebook carries them."""
+        宝); the rule set and options stay; the dealer and the 长毛 count as the scorebook carries them,
+        and the evening it is played in (it is never recorded in another)."""
         self.id = uuid.uuid4().hex
+        self.evening = evening
         self.photo = Photo(key="none", name="")
         self.photo_data = None
         self.inputs = HandInputs(dealer=dealer if dealer in SEATS else "E")
@@ -133,10 +149,15 @@ class HandSession:
         self._changed()
 
     def start_photo(
-        self, photo: Photo, data: bytes | None, dealer: str | None = None, changmao: int = 0
+        self,
+        photo: Photo,
+        data: bytes | None,
+        dealer: str | None = None,
+        changmao: int = 0,
+        evening: int | None = None,
     ) -> None:
         """A new photo is a new hand: everything resets, then the photo's reading comes in."""
-        self.new_hand(dealer, changmao)
+        self.new_hand(dealer, changmao, evening)
         self.photo = photo
         self.photo_data = data
 
@@ -168,8 +189,7 @@ class HandSession:
 
     def set_face(self, i: int, face: str) -> None:
         """A tile fixed on the keyboard; the keyboard moves on to the next tile still in doubt."""
-        if face != "back" and T.parse_code(face) is None:
-            raise CommandError(f"not a tile: {face!r}")
+        check.tile(face, allow_back=True)
         self._box(i).set_face(face)
         self._regroup(self._box(i).role)
         self.photo.picked = next_to_check(self.photo.boxes, i)
@@ -178,8 +198,7 @@ class HandSession:
     def set_role(self, i: int, role: str) -> None:
         """Where tile i belongs. Building a meld steps on to the next tile, and the meld's kind is
         guessed again from its tiles (unless the player chose the kind)."""
-        if role not in ROLES:
-            raise CommandError(f"not a place: {role!r}")
+        check.role(role)
         box = self._box(i)
         order = strip_order(self.photo.boxes)
         before, box.role = box.role, role
@@ -194,16 +213,16 @@ class HandSession:
 
     def set_winning(self, i: int) -> None:
         if self._box(i).role != "hand":
-            raise CommandError("the winning tile must be one of the standing tiles")
+            raise CommandError(
+                Words("胡的那张必须是立着的手牌", "the winning tile must be one of the standing tiles")
+            )
         self.photo.winning = i
         self._changed()
 
     def add_tile(self, face: str, role: str = "hand", beside: int | None = None, won: bool = False) -> None:
         """A tile the reader missed, placed right of tile `beside` when given."""
-        if T.parse_code(face) is None and face != "back":
-            raise CommandError(f"not a tile: {face!r}")
-        if role not in ROLES:
-            raise CommandError(f"not a place: {role!r}")
+        check.tile(face, allow_back=True)
+        check.role(role)
         xyxy = None
         if beside is not None and self._box(beside).xyxy:
             xyxy = box_right_of(self._box(beside).xyxy, self.photo.rgb)  # type: ignore[arg-type]
@@ -233,23 +252,21 @@ class HandSession:
             self.kind_confirmed.discard(role)
             self._changed()
             return
-        if kind not in ("chi", "pong", "kong", "added_kong", "concealed_kong"):
-            raise CommandError(f"not a meld kind: {kind!r}")
+        check.meld_role(role)
+        check.meld_kind(kind)
         self.photo.meld_kinds[role] = kind
         self.kind_confirmed.add(role)
         self._changed()
 
     def set_kong_face(self, role: str, face: str) -> None:
         """The tile of a 暗杠 lying all face down."""
-        if T.parse_code(face) is None:
-            raise CommandError(f"not a tile: {face!r}")
+        check.meld_role(role)
+        check.tile(face)
         self.photo.kong_faces[role] = face
         self._changed()
 
     def _box(self, i: int) -> Box:
-        if not 0 <= i < len(self.photo.boxes):
-            raise CommandError(f"no tile {i}")
-        return self.photo.boxes[i]
+        return self.photo.boxes[check.index(i, len(self.photo.boxes), allow_none=False)]  # type: ignore[index]
 
     def _regroup(self, role: str) -> None:
         """A meld whose tiles changed: forget the reader's guess of its kind (the faces decide again)."""
@@ -267,8 +284,7 @@ class HandSession:
         self._changed()
 
     def set_win_by(self, how: str | None) -> None:
-        if how is not None and how not in WIN_BY:
-            raise CommandError(f"not a way of winning: {how!r}")
+        check.win_by(how)
         self.inputs.win_by = how
         if how == "self_draw":
             self.inputs.discarder = None
@@ -277,13 +293,12 @@ class HandSession:
     def set_discarder(self, seat: str | None) -> None:
         self._seat(seat, allow_none=True)
         if seat is not None and seat == self.inputs.winner:
-            raise CommandError("the winner cannot have fed his own win")
+            raise CommandError(Words("赢家不能点自己的炮", "the winner cannot have fed his own win"))
         self.inputs.discarder = seat
         self._changed()
 
     def set_indicator(self, tile: str | None) -> None:
-        if tile is not None and T.parse_code(tile) is None:
-            raise CommandError(f"not a tile: {tile!r}")
+        check.tile(tile, allow_none=True)
         self.inputs.indicator = tile
         self._changed()
 
@@ -293,8 +308,7 @@ class HandSession:
         self._changed()
 
     def set_flag(self, key: str, on: bool) -> None:
-        if key not in FLAGS:
-            raise CommandError(f"not a flag: {key!r}")
+        check.flag(key, bool(on))
         if on:
             self.inputs.flags[key] = True
         else:
@@ -303,22 +317,18 @@ class HandSession:
 
     def set_extra(self, key: str, value: object) -> None:
         """宝 / 枪 tile, room multiplier, 长毛: the preset's extra inputs (None clears one)."""
-        extra = {x.key: x for x in extra_inputs(self.preset)}.get(key)
-        if extra is None:
-            raise CommandError(f"{key!r} is not an input of {self.preset}")
         if value is None:
+            check.extra_input(self.preset, key)
             self.inputs.extras.pop(key, None)
-        elif extra.kind == "tile":
-            if T.parse_code(str(value)) is None:
-                raise CommandError(f"not a tile: {value!r}")
-            self.inputs.extras[key] = str(value)
         else:
-            self.inputs.extras[key] = int(value)  # type: ignore[call-overload]
+            k, v = check.extra(self.preset, key, value)
+            self.inputs.extras[k] = v
         self._changed()
 
     def set_loser_melds(self, seat: str, text: str) -> None:
         """A loser's open melds as text (碰7p 吃345m 明杠9m); empty = closed (闭门)."""
         self._seat(seat)
+        text = no_bidi(check.text(text, "melds") or "")
         if text.strip():
             self.inputs.loser_melds[seat] = text
         else:
@@ -327,8 +337,7 @@ class HandSession:
 
     def set_preset(self, preset: str) -> None:
         """The table's rule set (kept for the next hands); inputs it does not have are dropped."""
-        if preset not in PRESETS:
-            raise CommandError(f"unknown rule set {preset!r}")
+        check.preset(preset)
         self.preset = preset
         self.options = {}
         keep = {x.key for x in extra_inputs(preset)}
@@ -336,18 +345,13 @@ class HandSession:
         self._changed()
 
     def set_option(self, name: str, value: object) -> None:
-        opt = PRESETS[self.preset].options.get(name)
-        if opt is None or not opt.accepts(value):
-            raise CommandError(f"{name}={value!r} is not an option of {self.preset}")
+        check.option(self.preset, name, value)
         self.options[name] = value
         self._changed()
 
     @staticmethod
     def _seat(seat: str | None, allow_none: bool = False) -> None:
-        if seat is None and allow_none:
-            return
-        if seat not in SEATS:
-            raise CommandError(f"not a seat: {seat!r}")
+        check.seat(seat, allow_none)
 
     def _changed(self) -> None:
         self.changes += 1
@@ -481,30 +485,73 @@ class HandSession:
             self.photo.key if self.photo_data is not None or self.photo.rgb is not None else f"hand:{self.id}"
         )
 
-    def record_plan(self, outcome: Outcome, recorded: Any | None) -> RecordPlan:
-        """Whether 记入记分本 is offered. `recorded` is the scorebook's record of this photo (or None)."""
+    def record_plan(
+        self, outcome: Outcome, recorded: Any | None, evening_id: int | None = None
+    ) -> RecordPlan:
+        """Whether 记入记分本 is offered. `recorded` is the scorebook's record of this photo in the
+        evening `evening_id` (or None); a hand started in another evening is never offered there."""
         if self.sample:
             return RecordPlan(False, Words("示例牌局不能记入记分本。", "The sample hand cannot be recorded."))
         if not outcome.scored:
             return RecordPlan(False)
+        if self.evening is not None and evening_id is not None and self.evening != evening_id:
+            return RecordPlan(
+                False,
+                Words(
+                    "这一局是在另一晚开始的，不能记进今晚；点“新的一局”再拍。",
+                    "This hand was started in another evening and cannot go into this one; "
+                    "tap “New hand” and take the photo again.",
+                ),
+            )
         if recorded is not None:
             if recorded.hand_json == outcome.hand_json:
                 return RecordPlan(False, recorded_as=recorded.number)
-            return RecordPlan(True, replaces=recorded.number)
+            return RecordPlan(True, replaces=recorded.number, replaces_json=recorded.hand_json)
         return RecordPlan(True)
 
-    def record(self, book: Any, outcome: Outcome, evening_id: int) -> Any:
-        """Record (or replace) this hand in the evening; returns the scorebook's record."""
+    def record(
+        self,
+        book: Any,
+        outcome: Outcome,
+        evening_id: int,
+        drawn: RecordPlan | None = None,
+        then: Any = None,
+    ) -> Any:
+        """Record (or replace) this hand in the evening; returns the scorebook's record.
+
+        `drawn`: the plan the button was drawn with. When the book now says something else (the
+        photo was recorded or replaced on another phone since), nothing is written and the player
+        is told (`ChangedMeanwhile`): a 记入记分本 never turns into a replacement unseen. `then`
+        runs inside the book's transaction (`page.recording` checks the hand's revision there)."""
+        from page.scorebook import ChangedMeanwhile
+
         recorded = book.find_photo(self.record_key, evening_id)
-        plan = self.record_plan(outcome, recorded)
+        plan = self.record_plan(outcome, recorded, evening_id)
+        if plan.recorded_as is not None:
+            return recorded
         if not plan.allowed:
-            raise CommandError((plan.why_not or Words("没有可记的分数", "nothing to record")).en)
+            raise CommandError(plan.why_not or Words("还不能记：这手牌还没算出分", "Nothing to record yet"))
+        if drawn is not None and (drawn.replaces, drawn.replaces_json) != (plan.replaces, plan.replaces_json):
+            raise ChangedMeanwhile(
+                Words(
+                    "记分本刚在另一部手机上变了，这里没记；请看一眼再点。",
+                    "The scorebook just changed on another phone; nothing was recorded here — have a look first.",
+                )
+            )
         result = outcome.result.to_dict()  # type: ignore[union-attr]
         if plan.replaces is not None:
             return book.replace_hand(
-                plan.replaces, outcome.hand_json, result, photo_hash=self.record_key, evening_id=evening_id
+                plan.replaces,
+                outcome.hand_json,
+                result,
+                photo_hash=self.record_key,
+                evening_id=evening_id,
+                expect=plan.replaces_json,
+                then=then,
             )
-        return book.record_hand(outcome.hand_json, result, photo_hash=self.record_key, evening_id=evening_id)
+        return book.record_hand(
+            outcome.hand_json, result, photo_hash=self.record_key, evening_id=evening_id, then=then
+        )
 
     # ------------------------------------------------------------------ kept on the server
 
@@ -519,6 +566,7 @@ class HandSession:
             "sample": self.sample,
             "inputs": asdict(self.inputs),
             "kind_confirmed": sorted(self.kind_confirmed),
+            "evening": self.evening,
             "photo_hash": p.key if self.photo_data is not None else None,
             "photo": {
                 "key": p.key,
@@ -539,33 +587,166 @@ class HandSession:
 
     @classmethod
     def from_state(cls, state: Mapping, photo_data: bytes | None, decode: Any = None) -> HandSession:
-        """The hand as `to_state` left it; `decode(bytes) -> rgb` gives the image back."""
-        if state.get("version") != STATE_VERSION:
-            raise ValueError(f"hand state version {state.get('version')!r}")
-        s = cls(state.get("preset", DEFAULT_PRESET), state.get("options") or {})
-        s.id = str(state["id"])
-        s.sample = bool(state.get("sample"))
-        s.inputs = HandInputs(**state["inputs"])
-        s.kind_confirmed = set(state.get("kind_confirmed") or ())
-        p = state["photo"]
-        photo = Photo(key=p["key"], name=p["name"])
-        photo.boxes = [_box(b) for b in p["boxes"]]
-        photo.winning, photo.picked, photo.rev = p["winning"], p.get("picked"), int(p.get("rev", 0))
-        photo.meld_kinds, photo.kong_faces = dict(p["meld_kinds"]), dict(p["kong_faces"])
-        photo.doubts = list(p["doubts"])
-        photo.notes = [Words(*n) for n in p.get("notes") or []]
-        photo.error = Words(*p["error"]) if p.get("error") else None
-        photo.seconds, photo.model_version = p.get("seconds"), p.get("model_version")
+        """The hand as `to_state` left it; `decode(bytes) -> rgb` gives the image back.
+
+        Every field goes through the checks the commands use (`page.hand_checks`); a state that
+        fails any of them, or was written by a newer version, raises `HandProblem` in words and
+        nothing of it is used (the page keeps it aside and starts a new hand)."""
+        state = check.mapping(state, "hand")
+        version = state.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > STATE_VERSION:
+            raise NewerHand(version)
+        if version != STATE_VERSION:
+            raise HandProblem(Words(f"存法认不得（{version!r}）", f"unknown state version {version!r}"))
+        _only(state, _STATE_KEYS, "这一局")
+        s = cls(check.preset(state.get("preset")))
+        for name, value in check.mapping(state.get("options") or {}, "options").items():
+            s.set_option(name, value)
+        s.id = _hand_id(state.get("id"))
+        s.sample = _yes_no(state.get("sample", False), "sample")
+        ev = state.get("evening")
+        s.evening = None if ev is None else check.whole(ev, "evening", 1)
+        s.inputs = _inputs(s.preset, state.get("inputs"))
+        s.kind_confirmed = {
+            check.meld_role(r) for r in check.sequence(state.get("kind_confirmed") or [], "kind_confirmed")
+        }
+        s.photo = _photo(state.get("photo"))
         if photo_data is not None:
             s.photo_data = photo_data
             if decode is not None:
-                photo.rgb = decode(photo_data)
-        s.photo = photo
+                s.photo.rgb = decode(photo_data)
+        s.changes = 0
         return s
 
 
-def _box(d: Mapping) -> Box:
-    return Box(**{**d, "alternatives": [tuple(a) for a in d.get("alternatives") or []]})
+_STATE_KEYS = {
+    "version",
+    "id",
+    "preset",
+    "options",
+    "sample",
+    "evening",
+    "inputs",
+    "kind_confirmed",
+    "photo_hash",
+    "photo",
+}
+_PHOTO_KEYS = {
+    "key", "name", "boxes", "winning", "meld_kinds", "kong_faces", "doubts", "notes", "error", "seconds",
+    "model_version", "rev", "picked",
+}  # fmt: skip
+_BOX_KEYS = {"cls", "origin", "xyxy", "model_cls", "conf", "alternatives", "role", "fixed", "unsure"}
+_INPUT_KEYS = {"winner", "win_by", "discarder", "indicator", "dealer", "flags", "extras", "loser_melds"}
+
+
+def _only(d: Mapping, keys: set[str], what: str) -> None:
+    """A field this version does not know is a state it cannot be sure to read right."""
+    unknown = sorted(set(d) - keys)
+    if unknown:
+        raise HandProblem(Words(f"{what}里有认不得的字段 {unknown}", f"unknown fields {unknown} in {what}"))
+
+
+def _yes_no(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise HandProblem(Words(f"{what} 只能是是或否：{value!r}", f"{what} must be yes or no: {value!r}"))
+    return value
+
+
+def _hand_id(value: object) -> str:
+    if not isinstance(value, str) or not 8 <= len(value) <= 64 or not value.isalnum():
+        raise HandProblem(Words(f"这一局的编号坏了：{value!r}", f"the hand's id is damaged: {value!r}"))
+    return value
+
+
+def _inputs(preset: str, raw: object) -> HandInputs:
+    d = check.mapping(raw, "inputs")
+    _only(d, _INPUT_KEYS, "inputs")
+    winner = check.seat(d.get("winner"), allow_none=True)
+    discarder = check.seat(d.get("discarder"), allow_none=True)
+    if discarder is not None and discarder == winner:
+        raise HandProblem(Words("赢家不能点自己的炮", "the winner cannot have fed his own win"))
+    flags = dict(check.flag(k, v) for k, v in check.mapping(d.get("flags") or {}, "flags").items())
+    extras = dict(
+        check.extra(preset, k, v) for k, v in check.mapping(d.get("extras") or {}, "extras").items()
+    )
+    melds = {
+        check.seat(k): no_bidi(check.text(v, "melds"))  # type: ignore[arg-type]
+        for k, v in check.mapping(d.get("loser_melds") or {}, "loser_melds").items()
+    }
+    return HandInputs(
+        winner=winner,
+        win_by=check.win_by(d.get("win_by")),
+        discarder=discarder,
+        indicator=check.tile(d.get("indicator"), allow_none=True),
+        dealer=check.seat(d.get("dealer", "E")),  # type: ignore[arg-type]
+        flags={k: v for k, v in flags.items() if v},
+        extras=extras,
+        loser_melds=melds,
+    )
+
+
+def _photo(raw: object) -> Photo:
+    p = check.mapping(raw, "photo")
+    _only(p, _PHOTO_KEYS, "photo")
+    photo = Photo(
+        key=check.text(p.get("key"), "photo key", limit=100),
+        name=no_bidi(check.text(p.get("name", ""), "photo name", limit=300)),
+    )  # type: ignore[arg-type]
+    photo.boxes = [_box(b) for b in check.sequence(p.get("boxes") or [], "boxes")]
+    n = len(photo.boxes)
+    photo.winning = check.index(p.get("winning"), n)
+    photo.picked = check.index(p.get("picked"), n)
+    photo.rev = check.whole(p.get("rev", 0), "photo rev")
+    photo.meld_kinds = {
+        check.meld_role(k): check.meld_kind(v)
+        for k, v in check.mapping(p.get("meld_kinds") or {}, "meld_kinds").items()
+    }
+    photo.kong_faces = {
+        check.meld_role(k): check.tile(v)
+        for k, v in check.mapping(p.get("kong_faces") or {}, "kong_faces").items()  # type: ignore[misc]
+    }
+    photo.doubts = [
+        check.text(d, "doubt", limit=100) for d in check.sequence(p.get("doubts") or [], "doubts")
+    ]  # type: ignore[misc]
+    photo.notes = [check.words_pair(x, "note") for x in check.sequence(p.get("notes") or [], "notes", 50)]
+    photo.error = None if p.get("error") is None else check.words_pair(p.get("error"), "error")
+    photo.seconds = check.number(p.get("seconds"), "seconds")
+    photo.model_version = check.text(p.get("model_version"), "model version", allow_none=True, limit=200)
+    return photo
+
+
+def _box(raw: object) -> Box:
+    d = check.mapping(raw, "box")
+    _only(d, _BOX_KEYS, "box")
+    xyxy = d.get("xyxy")
+    if xyxy is not None:
+        corners = check.sequence(xyxy, "box corners", 4)
+        if len(corners) != 4:
+            raise HandProblem(Words("框的位置坏了", "a box's corners are damaged"))
+        xyxy = [check.number(v, "box corner", allow_none=False, low=-1e6, high=1e6) for v in corners]
+    origin = d.get("origin", "model")
+    if origin not in ORIGINS:
+        raise HandProblem(Words(f"框的来历认不得：{origin!r}", f"unknown box origin {origin!r}"))
+    alternatives = []
+    for a in check.sequence(d.get("alternatives") or [], "alternatives", 40):
+        pair = check.sequence(a, "alternative", 2)
+        if len(pair) != 2:
+            raise HandProblem(Words("备选的牌坏了", "an alternative reading is damaged"))
+        alternatives.append(
+            (check.box_class(pair[0]), check.number(pair[1], "alternative", allow_none=False, high=1.0))
+        )
+    model_cls = d.get("model_cls")
+    return Box(
+        cls=check.box_class(d.get("cls")),
+        origin=str(origin),
+        xyxy=xyxy,
+        model_cls=None if model_cls is None else check.box_class(model_cls),
+        conf=check.number(d.get("conf", 1.0), "confidence", allow_none=False, high=1.0),  # type: ignore[arg-type]
+        alternatives=alternatives,  # type: ignore[arg-type]
+        role=check.role(d.get("role", "other")),
+        fixed=_yes_no(d.get("fixed", False), "fixed"),
+        unsure=_yes_no(d.get("unsure", False), "unsure"),
+    )
 
 
 def engine_problems(hand: dict) -> list[Words]:

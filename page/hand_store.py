@@ -153,12 +153,15 @@ class HandStore(SqliteFile):
             return _write_state(con, table, text, photo_hash, photo)
 
     @in_words
-    def update(self, change: Callable[[Stored | None], dict], table: str = DEFAULT_TABLE) -> int:
+    def update(
+        self, change: Callable[[Stored | None], dict], table: str = DEFAULT_TABLE, photo: bytes | None = None
+    ) -> int:
         """Apply `change` to the hand as stored now and store what it returns; the new revision.
 
         `change` runs inside the write transaction, so no other phone writes between the read and
         the write; it gets None when the table has no hand, and may raise to write nothing (the
-        exception goes to the caller). The returned state keeps the stored photo (by its hash).
+        exception goes to the caller). The returned state keeps the stored photo (by its hash), or
+        names `photo`, whose bytes are stored with it (a new photo's hand).
         """
         with self._write() as con:
             row = con.execute(
@@ -168,10 +171,12 @@ class HandStore(SqliteFile):
             now = None
             if row is not None and row[1] is not None:
                 now = Stored(int(row[0]), _parse(bytes(row[1]))[0], row[2])
-            text, photo_hash = _state_text(change(now), None)
-            return _write_state(con, table, text, photo_hash, None)
+            text, photo_hash = _state_text(change(now), photo)
+            return _write_state(con, table, text, photo_hash, photo)
 
-    def save_in(self, con: sqlite3.Connection, state: dict, photo: bytes | None, table: str = DEFAULT_TABLE) -> int:
+    def save_in(
+        self, con: sqlite3.Connection, state: dict, photo: bytes | None, table: str = DEFAULT_TABLE
+    ) -> int:
         """`save` inside a transaction the caller holds on this same file (新的一晚 starts the
         evening and its fresh hand in one transaction: a kill between them cannot leave the last
         evening's hand offered in the new one)."""
@@ -210,8 +215,10 @@ class HandStore(SqliteFile):
         if problem:
             log.warning("hand store %s: table %r revision %s: %s", self.path, table, rev, problem)
         photo = bytes(blob) if blob is not None else None
-        if photo_hash and photo_hash != known_photo and (
-            photo is None or hashlib.sha256(photo).hexdigest() != photo_hash
+        if (
+            photo_hash
+            and photo_hash != known_photo
+            and (photo is None or hashlib.sha256(photo).hexdigest() != photo_hash)
         ):
             log.warning(
                 "hand store %s: table %r photo %s is missing or damaged", self.path, table, photo_hash

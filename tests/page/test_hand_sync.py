@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from page import hand_sync
 from page.hand_session import HandSession
 from page.hand_store import HandStore
@@ -45,7 +47,8 @@ def test_a_reload_finds_the_hand_with_its_photo(tmp_path):
     hand_sync.current_hand(tab, store, _sample)
     hand_sync.replace_hand(tab, store, _photo_hand())
     h = tab[hand_sync.HAND]
-    h.set_winner("W")  # a command in a callback; saved at the top of the next run
+    assert _do(tab, store, "set_winner", "W")  # a command in a callback, stored at once
+    h = tab[hand_sync.HAND]
     assert hand_sync.current_hand(tab, store, _sample) is h
     reload: dict = {}
     again = hand_sync.current_hand(reload, store, _sample, decode_photo)
@@ -53,55 +56,167 @@ def test_a_reload_finds_the_hand_with_its_photo(tmp_path):
     assert again.photo.rgb is not None and again.photo.rgb.shape == h.photo.rgb.shape
 
 
-def test_a_change_in_one_tab_reaches_the_other_with_fresh_widget_keys(tmp_path):
+def _two_phones(tmp_path):
+    """Phone A uploads a photo; phone B opens the page and finds it. Both hold their own copy."""
     store = HandStore(tmp_path / "b.sqlite")
     a: dict = {}
     hand_sync.current_hand(a, store, _sample)
     hand_sync.replace_hand(a, store, _photo_hand())
     b: dict = {}
     hand_sync.current_hand(b, store, _sample, decode_photo)
+    return store, a, b
+
+
+def _do(tab, store, command, *args):
+    """A tap on `tab`: the command with the ticket its widgets were drawn with."""
+    return hand_sync.apply(tab, store, hand_sync.ticket(tab), command, *args)
+
+
+def test_a_change_in_one_tab_reaches_the_other_with_fresh_widget_keys(tmp_path):
+    store, a, b = _two_phones(tmp_path)
     key_before = hand_sync.widget_key(b, "melds_W")
-    a[hand_sync.HAND].set_loser_melds("W", "碰中")
-    hand_sync.current_hand(a, store, _sample)  # a's run saves it
-    hb = hand_sync.current_hand(b, store, _sample, decode_photo)  # b's next run takes it
+    assert hand_sync.apply(a, store, hand_sync.widget_key(a, "melds_W"), "set_loser_melds", "W", "碰中")
+    assert hand_sync.changed_elsewhere(b, store) and not hand_sync.changed_elsewhere(a, store)
+    hb = hand_sync.current_hand(b, store, _sample, decode_photo)  # b's next run (or its poll) takes it
     assert hb.inputs.loser_melds == {"W": "碰中"}
     assert hand_sync.widget_key(b, "melds_W") != key_before
+    assert hb.photo.rgb is not None  # the same photo: its picture is kept, not fetched again
+
+
+def test_a_stale_tap_on_the_other_phone_keeps_both_changes(tmp_path):
+    """A picks 南家 as the winner; B, not reloaded, taps 自摸: the stored hand has both (it once lost
+    the winner on both phones)."""
+    store, a, b = _two_phones(tmp_path)
+    assert _do(a, store, "set_winner", "S")
+    assert _do(b, store, "set_win_by", "self_draw")  # drawn before A's change
+    stored = HandSession.from_state(store.load().state, None)
+    assert (stored.inputs.winner, stored.inputs.win_by) == ("S", "self_draw")
+    hb = b[hand_sync.HAND]
+    assert (hb.inputs.winner, hb.inputs.win_by) == ("S", "self_draw")  # B shows the merged hand
+    ha = hand_sync.current_hand(a, store, _sample, decode_photo)
+    assert (ha.inputs.winner, ha.inputs.win_by) == ("S", "self_draw")
+
+
+def test_a_fixed_tile_survives_a_meld_typed_on_the_other_phone(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    first = a[hand_sync.HAND].photo.boxes[0].cls
+    assert _do(a, store, "set_face", 0, "9s")
+    assert _do(b, store, "set_loser_melds", "W", "碰7p")
+    for tab in (a, b):
+        h = hand_sync.current_hand(tab, store, _sample, decode_photo)
+        assert h.photo.boxes[0].cls == "9s" != first and h.inputs.loser_melds == {"W": "碰7p"}
+
+
+def test_a_tap_on_a_hand_that_is_gone_is_refused_in_words(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    fresh = HandSession()
+    fresh.new_hand()
+    assert hand_sync.replace_hand(a, store, fresh)  # A: 新的一局
+    assert not _do(b, store, "set_winner", "N")  # B still shows the photo
+    assert b[hand_sync.MESSAGE].zh == "这一局在另一部手机上变了，已更新。"
+    hb = hand_sync.current_hand(b, store, _sample, decode_photo)
+    assert hb.id == fresh.id and hb.inputs.winner is None  # B shows the hand as it is now
+    assert HandSession.from_state(store.load().state, None).inputs.winner is None
+
+
+def test_a_tile_tap_after_the_tiles_were_retyped_is_refused(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    assert _do(a, store, "type_hand", "123m456p789sEEE22p", "2p", "")
+    assert not _do(b, store, "set_face", 3, "5m")  # tile 4 of the old list is another tile now
+    assert b[hand_sync.MESSAGE] == hand_sync.STALE_WORDS
+    assert _do(b, store, "set_winner", "E")  # not a tile command: it applies to the retyped hand
+    assert [x.cls for x in b[hand_sync.HAND].photo.boxes] == [x.cls for x in a[hand_sync.HAND].photo.boxes]
+
+
+def test_a_new_photo_on_a_phone_that_has_not_seen_the_other_hand_is_refused(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    fresh = HandSession()
+    fresh.new_hand()
+    assert hand_sync.replace_hand(a, store, fresh)
+    assert not hand_sync.replace_hand(b, store, _photo_hand())  # drawn for the photo A just replaced
+    assert b[hand_sync.MESSAGE] == hand_sync.STALE_WORDS
+    assert hand_sync.current_hand(b, store, _sample, decode_photo).id == fresh.id
+    assert hand_sync.replace_hand(b, store, _photo_hand())  # now that it shows it: a new hand
+
+
+def test_each_phone_keeps_its_own_keyboard_open(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    assert _do(a, store, "pick", 2)
+    assert _do(b, store, "pick", 5)
+    assert hand_sync.current_hand(a, store, _sample, decode_photo).photo.picked == 2
+    assert hand_sync.current_hand(b, store, _sample, decode_photo).photo.picked == 5
+
+
+def test_a_refused_command_says_why_in_both_languages(tmp_path):
+    store, a, _ = _two_phones(tmp_path)
+    assert not _do(a, store, "set_discarder", "N") or True
+    assert _do(a, store, "set_winner", "N")
+    assert not _do(a, store, "set_discarder", "N")
+    words = a[hand_sync.MESSAGE]
+    assert words.zh == "赢家不能点自己的炮" and "winner" in words.en
 
 
 def test_the_photo_bytes_are_sent_once(tmp_path):
     store = HandStore(tmp_path / "b.sqlite")
     calls: list = []
-    real_save = store.save
+    real_update = store.update
 
-    def spy(state, photo, table="default"):
+    def spy(change, table="default", photo=None):
         calls.append(photo is not None)
-        return real_save(state, photo, table)
+        return real_update(change, table, photo)
 
-    store.save = spy  # type: ignore[method-assign]
+    store.update = spy  # type: ignore[method-assign]
     tab: dict = {}
     hand_sync.current_hand(tab, store, _sample)
     hand_sync.replace_hand(tab, store, _photo_hand())
-    tab[hand_sync.HAND].set_winner("N")
-    hand_sync.flush(tab, store)
-    assert calls == [True, False]
+    assert _do(tab, store, "set_winner", "N")
+    assert calls == [True, False] and store.load().photo is not None
+
+
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda s: s["inputs"]["flags"].update(last_tiles="yes"), "坏了"),
+        (lambda s: s["photo"]["boxes"][0].update(cls="zz"), "坏了"),
+        (lambda s: s["photo"].update(winning="x"), "坏了"),
+        (lambda s: s.update(version=2), "更新版本"),
+    ],
+    ids=["flag-a-string", "box-class-zz", "winning-x", "newer-version"],
+)
+def test_a_stored_hand_that_cannot_be_used_is_put_aside_and_said(tmp_path, damage, words):
+    store, a, _ = _two_phones(tmp_path)
+    saved = store.load()
+    state = saved.state
+    damage(state)
+    store.save(state, None)
+    reload: dict = {}
+    h = hand_sync.current_hand(reload, store, _sample, decode_photo)
+    assert h.sample  # nothing of the damaged hand is used
+    assert words in reload[hand_sync.RESTORE_FAILED].zh and "没有丢" in reload[hand_sync.RESTORE_FAILED].zh
+    assert store.load() is None and len(store.aside()) == 1  # kept aside, not overwritten
+    fresh = HandSession()
+    fresh.new_hand()
+    assert hand_sync.replace_hand(reload, store, fresh)  # 新的一局 works
+    assert store.load().state["id"] == fresh.id
 
 
 def test_a_store_that_fails_keeps_the_hand_in_the_tab(tmp_path):
     class Broken:
-        def save(self, *a, **k):
-            raise OSError("disk full")
+        def _fail(self, *a, **k):
+            from page.scorebook import ScorebookError
+            from page.words import Words
 
-        def load(self, *a, **k):
-            raise OSError("unreadable")
+            raise ScorebookError(Words("磁盘满了", "disk full"), "disk_full")
 
-        def revision(self, *a, **k):
-            raise OSError("unreadable")
+        save = load = revision = update = _fail
 
     tab: dict = {}
     h = hand_sync.current_hand(tab, Broken(), _sample)
     assert h.sample
     hand_sync.replace_hand(tab, Broken(), _photo_hand())
-    assert "disk full" in tab[hand_sync.NOT_SAVED] and not tab[hand_sync.HAND].sample
+    assert tab[hand_sync.NOT_SAVED].zh == "磁盘满了" and not tab[hand_sync.HAND].sample
+    assert _do(tab, Broken(), "set_winner", "E")  # the hand goes on in this tab
+    assert tab[hand_sync.HAND].inputs.winner == "E"
 
 
 def test_a_widget_of_the_hand_before_no_longer_belongs(tmp_path):
@@ -116,12 +231,13 @@ def test_a_widget_of_the_hand_before_no_longer_belongs(tmp_path):
     hand_sync.replace_hand(tab, store, _photo_hand())
     assert not hand_sync.belongs(tab, sample_field) and not hand_sync.belongs(tab, sample_ticket)
     new_field = hand_sync.widget_key(tab, "melds_N")
-    tab[hand_sync.HAND].set_winner("S")  # commands do not change which widgets belong
-    assert hand_sync.current_hand(tab, store, _sample) is tab[hand_sync.HAND]
+    assert _do(tab, store, "set_winner", "S")  # commands do not change which widgets belong
     assert hand_sync.belongs(tab, new_field)
-    other: dict = {}  # another phone of the table changes the hand: this tab's widgets are stale
-    hand_sync.current_hand(other, store, _sample, decode_photo).set_winner("W")
-    hand_sync.flush(other, store)
+    other: dict = {}  # another phone of the table starts another hand: this tab's widgets are stale
+    hand_sync.current_hand(other, store, _sample, decode_photo)
+    fresh = HandSession()
+    fresh.new_hand()
+    hand_sync.replace_hand(other, store, fresh)
     hand_sync.current_hand(tab, store, _sample, decode_photo)
     assert not hand_sync.belongs(tab, new_field)
     assert not hand_sync.belongs({}, new_field)  # no hand yet: nothing belongs
