@@ -20,6 +20,7 @@ import io
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -306,20 +307,41 @@ def orientation_of(im: Image.Image) -> int:
     return value if value in _STORED_VIEW else 1
 
 
-def load_image(path: str | Path, max_pixels: int = MAX_PIXELS, bgr: bool = False) -> np.ndarray:
-    """Decode an image file to an upright H x W x 3 uint8 array (RGB, or BGR for OpenCV code).
+def load_image(
+    path: str | Path | bytes, max_pixels: int = MAX_PIXELS, bgr: bool = False, name: str | None = None
+) -> np.ndarray:
+    """Decode an image file (or its bytes, as uploaded) to an upright H x W x 3 uint8 array (RGB, or
+    BGR for OpenCV code).
 
     JPEG, PNG, WebP, BMP, TIFF and HEIC/HEIF are accepted, in every colour mode (16-bit grey and
     RGB, CMYK, palette, alpha: see `rgb_bands`); any other format is refused unparsed. EXIF
     orientation is applied, so the result is what a photo viewer shows. The decoded pixels are
     converted a band at a time straight into the upright result. Raises ImageLoadError for every
-    kind of bad input.
+    kind of bad input (naming `name`, default the path or "<bytes>").
     """
-    return _decode(Path(path), max_pixels, bgr, None)[0]
+    return _decode(path, max_pixels, bgr, None, name).rgb
+
+
+class ReducedImage(NamedTuple):
+    """A photo decoded at reduced size: the upright pixels, the factor from them to the full image's
+    pixels (1.0 when decoded at full size), and the full upright image's (width, height)."""
+
+    rgb: np.ndarray
+    scale: float
+    size: tuple[int, int]
+
+
+def decode_reduced(
+    source: str | Path | bytes, min_side: int, max_pixels: int = MAX_PIXELS, name: str | None = None
+) -> ReducedImage:
+    """The upright RGB image of a file or its bytes, decoded at reduced size where the format allows
+    it cheaply (see load_image_reduced), with the full image's size, so a caller that reads and
+    shows the reduced pixels can still speak in full-photo pixels without decoding it all."""
+    return _decode(source, max_pixels, False, min_side, name)
 
 
 def load_image_reduced(
-    path: str | Path, min_side: int, max_pixels: int = MAX_PIXELS
+    path: str | Path | bytes, min_side: int, max_pixels: int = MAX_PIXELS
 ) -> tuple[np.ndarray, float]:
     """The upright RGB image decoded at reduced size where the format allows it cheaply, and the
     factor from its pixels to the full image's (1.0 when decoded at full size).
@@ -329,7 +351,8 @@ def load_image_reduced(
     faster. The largest reduction whose long side stays at least `min_side` is used; other formats
     (and CMYK JPEGs) are decoded at full size. Same checks and errors as `load_image`.
     """
-    return _decode(Path(path), max_pixels, False, min_side)
+    reduced = decode_reduced(path, min_side, max_pixels)
+    return reduced.rgb, reduced.scale
 
 
 def _draft(im: Image.Image, min_side: int) -> None:
@@ -344,17 +367,24 @@ def _draft(im: Image.Image, min_side: int) -> None:
         im.draft(im.mode, (-(-width // factor), -(-height // factor)))
 
 
-def _decode(path: Path, max_pixels: int, bgr: bool, min_side: int | None) -> tuple[np.ndarray, float]:
-    im = open_image(path, max_pixels)
+def _decode(
+    source: str | Path | bytes, max_pixels: int, bgr: bool, min_side: int | None, name: str | None = None
+) -> ReducedImage:
+    """The one decoder behind load_image and decode_reduced (full size when min_side is None)."""
+    if not isinstance(source, bytes):
+        source = Path(source)
+    label = name or ("<bytes>" if isinstance(source, bytes) else str(source))
+    im = open_image(source, max_pixels, name)
     try:
         with im:
-            full_width = im.size[0]
+            full_width, full_height = im.size
             if min_side is not None:
                 _draft(im, min_side)
             im.load()  # raises OSError for truncated/corrupt data (LOAD_TRUNCATED_IMAGES stays off)
             orientation = orientation_of(im)
             width, height = im.size
-            shape = (width, height, 3) if orientation in (5, 6, 7, 8) else (height, width, 3)
+            sideways = orientation in (5, 6, 7, 8)
+            shape = (width, height, 3) if sideways else (height, width, 3)
             out = np.empty(shape, np.uint8)
             target = _STORED_VIEW[orientation](out[:, :, ::-1] if bgr else out)
             try:
@@ -362,12 +392,13 @@ def _decode(path: Path, max_pixels: int, bgr: bool, min_side: int | None) -> tup
                     target[y : y + band.shape[0]] = band[..., None] if band.ndim == 2 else band
             except ValueError as exc:
                 if str(exc).startswith("unsupported colour mode"):
-                    raise ImageLoadError(path, str(exc)) from exc
+                    raise ImageLoadError(label, str(exc)) from exc
                 raise
     except ImageLoadError:
         raise
     except (OSError, ValueError, SyntaxError) as exc:
-        raise ImageLoadError(path, f"corrupt or truncated image data ({exc})") from exc
+        raise ImageLoadError(label, f"corrupt or truncated image data ({exc})") from exc
     except MemoryError as exc:
-        raise ImageLoadError(path, "not enough memory to decode image") from exc
-    return out, full_width / width
+        raise ImageLoadError(label, "not enough memory to decode image") from exc
+    size = (full_height, full_width) if sideways else (full_width, full_height)
+    return ReducedImage(out, full_width / width, size)
