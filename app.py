@@ -23,6 +23,7 @@ from page import hand_sync
 from page.hand_session import HandSession
 from page.hand_store import HandStore
 from page.panels import book as book_panel
+from page.panels import live as live_panel
 from page.panels import photo as photo_panel
 from page.panels import score as score_panel
 from page.panels import situation as situation_panel
@@ -71,25 +72,30 @@ def main() -> None:
     ss[STORE] = store
     hand = hand_sync.current_hand(ss, store, lambda: photo_panel.sample_hand(detector), decode_photo)
     deal = book_panel.next_deal(standing)
-    if ss.pop("book_new_hand", False) or ss.pop("new_hand_asked", False):
+    evening = ev.id if ev else None
+    if ss.pop("new_hand_asked", False):
         fresh = HandSession(hand.preset, hand.options)
-        fresh.new_hand(*deal)
+        fresh.new_hand(*deal, evening=evening)
         hand_sync.replace_hand(ss, store, fresh)
-        hand = fresh
-    if ss.get(hand_sync.NOT_SAVED):
+        hand = ss[hand_sync.HAND]
+    live_panel.watch(store, book)
+    if ss.get(hand_sync.RESTORE_FAILED):
+        say("warning", ss.pop(hand_sync.RESTORE_FAILED))
+    if ss.get(hand_sync.MESSAGE):
+        say("warning", ss.pop(hand_sync.MESSAGE))
+    if ss.get(hand_sync.NOT_SAVED) and not hand.sample:
         say(
             "warning",
             Words(
-                "这一局没能存到服务器上（刷新会丢）。",
-                "This hand is not kept on the server (a reload loses it).",
-            ),
+                "这一局没能存到服务器上（刷新会丢）：",
+                "This hand is not kept on the server (a reload loses it): ",
+            )
+            + ss[hand_sync.NOT_SAVED],
         )
-    if ss.get("command_error"):
-        say("warning", ss.pop("command_error"))
     if ss.get("personal_model") and detector is not None:
         st.caption(tr("正在用你的牌识别", "Reading with your own model"))
 
-    photo_panel.photo_input(detector, store, deal)
+    photo_panel.photo_input(detector, store, deal, evening)
     names = book_panel.names_of(ev)
     outcome = hand.evaluate(names)
     score_panel.card(outcome, book, ev, names)

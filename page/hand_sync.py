@@ -187,16 +187,18 @@ def flush(state: MutableMapping[str, Any], store: HandStore | None) -> None:
 @dataclass
 class FreshHand:
     """The next hand, written inside a scorebook transaction (黄庄, 新的一晚): `then` is the
-    scorebook's hook; `settle` shows it on this phone once the transaction is committed."""
+    scorebook's hook; `settle` shows it on this phone once the transaction is committed.
+    `drawn_rev`: the stored revision the button was drawn at (a second press is refused)."""
 
     state: MutableMapping[str, Any]
     store: HandStore | None
     make: Callable[[Any], HandSession]  # standing -> the fresh hand
+    drawn_rev: int | None
     hand: HandSession | None = None
     rev: int | None = None
 
     def then(self, con: Any, standing: Any) -> None:
-        check_drawn(self.state, self.store, con)
+        check_drawn(self.state, self.store, con, self.drawn_rev)
         self.hand = self.make(standing)
         if self.store is not None and not self.state.get(NOT_SAVED):
             self.rev = self.store.save_in(con, self.hand.to_state(), None)
@@ -207,13 +209,15 @@ class FreshHand:
         _adopt(self.state, self.hand, self.rev if self.rev is not None else _revision(self.store))
 
 
-def check_drawn(state: MutableMapping[str, Any], store: HandStore | None, con: Any) -> None:
-    """Inside a scorebook transaction on the hand store's file: the table's hand is still the one
-    this phone drew its buttons for; else `StaleHand` undoes the transaction."""
-    hand: HandSession | None = state.get(HAND)
-    if store is None or hand is None or hand.sample or state.get(NOT_SAVED):
-        return  # a hand the store does not hold: nothing another phone could have changed
-    if HandStore.rev_in(con) != state.get(SYNCED_REV):
+def check_drawn(
+    state: MutableMapping[str, Any], store: HandStore | None, con: Any, drawn_rev: int | None
+) -> None:
+    """Inside a scorebook transaction on the hand store's file: the table's hand is still at the
+    revision this phone drew the button at; else `StaleHand` undoes the whole transaction. Nothing
+    to check where the hand is not kept on the server (no store, a save that failed)."""
+    if store is None or state.get(NOT_SAVED) or drawn_rev is None:
+        return
+    if HandStore.rev_in(con) != drawn_rev:
         raise StaleHand()
 
 

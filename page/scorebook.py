@@ -641,7 +641,9 @@ class Scorebook(SqliteFile):
             )
         names = json.loads(row[4])
         if not isinstance(names, dict):
-            raise ScorebookError(Words("记分本里的名字坏了", "the names in the scorebook are damaged"), "corrupt")
+            raise ScorebookError(
+                Words("记分本里的名字坏了", "the names in the scorebook are damaged"), "corrupt"
+            )
         # names written before bidi controls were stripped still draw left to right
         return Evening(row[0], row[1], row[2], row[3], {str(k): no_bidi(str(v)) for k, v in names.items()})
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from page import hand_sync
+from page.hand_session import HandSession
 from page.names import seat_words
-from page.panels.common import hand, say, tr
+from page.panels.common import STORE, hand, say, tr
 from page.scorebook import Scorebook, ScorebookError, Standing, default_path
 from page.words import Words, plain
 from rules.hand import SEATS
@@ -50,7 +52,7 @@ def names_of(ev) -> dict[str, str]:
     return {s: n for s, n in (ev.names if ev else {}).items() if n and n != seat_words(s).zh}
 
 
-def _guard(action, *args) -> None:
+def _guard(action, *args) -> bool:
     """Run a scorebook change from a callback; its failure is kept to be said on the page."""
     try:
         action(*args)
@@ -58,6 +60,9 @@ def _guard(action, *args) -> None:
         st.session_state["book_error"] = exc.words
     except Exception as exc:  # noqa: BLE001
         st.session_state["book_error"] = Words(f"没做成：{exc}", f"Not done: {exc}")
+    else:
+        return True
+    return False
 
 
 def panel(book: Scorebook | None, book_problem: Words | None, ev, standing) -> None:
@@ -155,14 +160,25 @@ def _actions(book: Scorebook, ev, hist) -> None:
                 key="confirm_yes",
                 type="primary",
                 on_click=_confirmed,
-                args=(book, ev, asking),
+                args=(book, ev, asking, ss.get(hand_sync.SYNCED_REV)),
             )
             st.button(tr("取消", "Cancel"), key="confirm_no", on_click=ss.pop, args=(CONFIRM, None))
         return
     undone = ss.get(UNDONE)
     if undone is not None and undone.evening_id == ev.id:
-        st.caption(plain(tr(f"已撤销第 {undone.number} 局。", f"Hand {undone.number} was taken back.")))
-        st.button(tr("恢复刚撤销的一局", "Put it back"), key="restore", on_click=_restore, args=(book,))
+        again = next((h for h in hist if undone.photo_hash and h.photo_hash == undone.photo_hash), None)
+        if again is not None:  # recorded again since: putting it back would count it twice
+            st.caption(
+                plain(
+                    tr(
+                        f"撤销的第 {undone.number} 局已经重新记为第 {again.number} 局。",
+                        f"The hand taken back is recorded again as hand {again.number}.",
+                    )
+                )
+            )
+        else:
+            st.caption(plain(tr(f"已撤销第 {undone.number} 局。", f"Hand {undone.number} was taken back.")))
+            st.button(tr("恢复刚撤销的一局", "Put it back"), key="restore", on_click=_restore, args=(book,))
     with st.container(horizontal=True, key="book_actions"):
         st.button(
             tr("黄庄（没人胡）", "Drawn hand"), key="draw", on_click=ss.__setitem__, args=(CONFIRM, "draw")
@@ -185,21 +201,35 @@ def _actions(book: Scorebook, ev, hist) -> None:
         )
 
 
-def _confirmed(book: Scorebook, ev, action: str) -> None:
+def _confirmed(book: Scorebook, ev, action: str, drawn_rev: int | None) -> None:
+    """确定: 黄庄 and 新的一晚 write the book and the next, fresh hand in one transaction, and only
+    while the table's hand is still the one this phone drew (a second press, or a press after the
+    other phone moved on, records nothing)."""
     ss = st.session_state
     ss.pop(CONFIRM, None)
     ss.pop(UNDONE, None)
+    h = hand()
+    fresh = hand_sync.FreshHand(ss, ss.get(STORE), lambda standing: _fresh(h, standing), drawn_rev)
     if action == "draw":
-        _guard(book.record_draw, ev.id)
-        ss["book_new_hand"] = True  # the next hand: the dealer and 长毛 as the book says now
+        if _guard(book.record_draw, ev.id, None, fresh.then):
+            fresh.settle()
     elif action == "undo":
         try:
             ss[UNDONE] = book.undo_last(ev.id)
         except ScorebookError as exc:
             ss["book_error"] = exc.words
-    elif action == "new_evening":
-        _guard(book.start_evening, ev.names, ev.preset)
-        ss["book_new_hand"] = True
+    elif action == "new_evening" and _guard(
+        book.start_evening, ev.names, ev.preset, ev.first_dealer, fresh.then
+    ):
+        fresh.settle()
+
+
+def _fresh(last: HandSession, standing: Standing) -> HandSession:
+    """The next hand as the book now says: its dealer, the 长毛 count, its evening; the table's rule
+    set and options stay."""
+    nxt = HandSession(last.preset, last.options)
+    nxt.new_hand(standing.dealer, standing.draws, standing.evening.id)
+    return nxt
 
 
 def _restore(book: Scorebook) -> None:

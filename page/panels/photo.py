@@ -15,7 +15,7 @@ from page.annotate import display_scale, draw_marks, marks_for, shrink
 from page.detector_loader import Detector
 from page.hand_session import HandSession
 from page.names import tiles_words
-from page.panels.common import hand, lang, say, tr
+from page.panels.common import hand, lang, run, say, ticket, tr
 from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
 from page.situation import WinnerTiles
 from page.words import Words, plain
@@ -36,7 +36,9 @@ def sample_hand(detector: Detector | None) -> HandSession:
     return s
 
 
-def photo_input(detector: Detector | None, store, dealer: tuple[str | None, int]) -> None:
+def photo_input(
+    detector: Detector | None, store, dealer: tuple[str | None, int], evening: int | None
+) -> None:
     """Upload / camera. A new photo replaces the hand (every input of the last one goes); a file that
     is not a photo is refused with one sentence and the current hand stays as it was."""
     ss = st.session_state
@@ -66,8 +68,10 @@ def photo_input(detector: Detector | None, store, dealer: tuple[str | None, int]
         ss["photo_error"] = photo.error
         return
     new = HandSession(h.preset, h.options)
-    new.start_photo(photo, data, dealer=dealer[0], changmao=dealer[1])
-    hand_sync.replace_hand(ss, store, new)  # the score box then asks for who won, how and the 混
+    new.start_photo(photo, data, dealer=dealer[0], changmao=dealer[1], evening=evening)
+    # the score box then asks for who won, how and the 混; refused (and said) when another phone
+    # started another hand that this one has not shown yet
+    hand_sync.replace_hand(ss, store, new)
     st.rerun()
 
 
@@ -104,7 +108,7 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
     elif tapped is not None:
         i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h)
         if i is not None and i != photo.picked:
-            hand().pick(i)
+            run(ticket(), "pick", i)
             st.rerun()  # draw the photo and the strip again with the tapped tile picked
     st.caption(caption)
     if photo.model_reading:

@@ -7,11 +7,15 @@ import json
 import streamlit as st
 
 import rules
+from page import hand_sync
+from page.book_change import what_changes
 from page.explain import explain_invalid, fan_rows, hun_lines, payments
 from page.hand_session import Outcome
+from page.hand_store import STALE_WORDS
 from page.names import seat_words, tile_words
-from page.panels.common import hand, lang, say, tr
+from page.panels.common import STORE, hand, lang, say, ticket, tr
 from page.preset_view import item_help, item_name_en
+from page.scorebook import ChangedMeanwhile
 from page.words import Words, plain
 
 
@@ -71,7 +75,10 @@ def _end(sentence: str, stop: str) -> str:
 
 
 def record_button(outcome: Outcome, book, ev) -> None:
-    """记入记分本 — or, for a photo already recorded with another reading, 改第 n 局 (replaces it)."""
+    """记入记分本 — or, for a photo already recorded with another reading, 改第 n 局 with what it
+    changes. The button carries what it was drawn for (the hand, its stored revision, the plan,
+    the evening): pressed after any of them changed on another phone, it records nothing and says
+    so, so a stale or repeated press never pays the wrong player."""
     h = hand()
     if h.sample:
         st.caption(
@@ -91,29 +98,15 @@ def record_button(outcome: Outcome, book, ev) -> None:
             getattr(exc, "words", Words(f"记分本打不开：{exc}", f"The scorebook cannot be opened: {exc}")),
         )
         return
-    plan = h.record_plan(outcome, recorded)
+    plan = h.record_plan(outcome, recorded, ev.id if ev else None)
     if plan.recorded_as is not None:
         st.caption(plain(tr(f"已记入第 {plan.recorded_as} 局", f"Recorded as hand {plan.recorded_as}")))
         return
+    if plan.why_not is not None:
+        say("info", plan.why_not)
     if not plan.allowed:
         return
-
-    def go() -> None:
-        if h is not hand():  # the button of a hand the page no longer shows: record nothing
-            return
-        try:
-            evening = book.current() or book.ensure_evening(preset=h.preset, dealer=h.inputs.dealer)
-            rec = h.record(book, h.evaluate(), evening.id)
-            st.session_state["book_note"] = (
-                Words(f"第 {rec.number} 局已改好。", f"Hand {rec.number} was replaced.")
-                if plan.replaces
-                else Words(f"已记入第 {rec.number} 局。", f"Recorded as hand {rec.number}.")
-            )
-        except Exception as exc:  # noqa: BLE001 - shown, never a traceback
-            st.session_state["book_error"] = getattr(
-                exc, "words", Words(f"没记上：{exc}", f"Not recorded: {exc}")
-            )
-
+    drawn = (ticket(), st.session_state.get(hand_sync.SYNCED_REV), plan, ev.id if ev else None)
     if plan.replaces is not None:
         say(
             "warning",
@@ -122,14 +115,56 @@ def record_button(outcome: Outcome, book, ev) -> None:
                 f"This photo is already hand {plan.replaces} — change it to this?",
             ),
         )
-        st.button(
-            tr(f"改第 {plan.replaces} 局", f"Replace hand {plan.replaces}"),
-            key="record",
-            on_click=go,
-            type="primary",
-        )
+        new = outcome.result
+        for line in what_changes(
+            plan.replaces,
+            recorded.winner,
+            recorded.win_by,
+            recorded.payments,
+            new.winner,
+            (outcome.hand_json or {}).get("win", {}).get("by"),
+            new.payments,
+        ):
+            st.markdown(plain(tr(line)))
+        label = tr(f"改第 {plan.replaces} 局", f"Replace hand {plan.replaces}")
     else:
-        st.button(tr("记入记分本", "Record in the scorebook"), key="record", on_click=go, type="primary")
+        label = tr("记入记分本", "Record in the scorebook")
+    st.button(label, key="record", on_click=_record, args=(book, *drawn), type="primary")
+
+
+def _record(book, ticket_: str, rev: int | None, plan, evening_id: int | None) -> None:
+    """The press of 记入记分本 / 改第 n 局: everything checked again inside the book's transaction."""
+    ss = st.session_state
+    h = hand()
+    if not hand_sync.belongs(ss, ticket_) or ss.get(hand_sync.SYNCED_REV) != rev:
+        ss["book_error"] = STALE_WORDS  # the hand changed since this button was drawn
+        return
+    store = ss.get(STORE)
+    try:
+        evening = book.current() or book.ensure_evening(preset=h.preset, dealer=h.inputs.dealer)
+        if evening_id is not None and evening.id != evening_id:
+            raise ChangedMeanwhile(
+                Words(
+                    "记分本刚换到了另一晚，这一局没记；请看一眼再点。",
+                    "The scorebook just moved to another evening; nothing was recorded — have a look first.",
+                )
+            )
+        rec = h.record(
+            book,
+            h.evaluate(),
+            evening.id,
+            drawn=plan,
+            then=lambda con, _rec: hand_sync.check_drawn(ss, store, con, rev),
+        )
+    except Exception as exc:  # noqa: BLE001 - shown in words, never a traceback
+        ss["book_error"] = getattr(exc, "words", None) or Words(f"没记上：{exc}", f"Not recorded: {exc}")
+        return
+    if rec.duplicate:
+        ss["book_note"] = Words(f"已记入第 {rec.number} 局。", f"Recorded as hand {rec.number}.")
+    elif plan.replaces:
+        ss["book_note"] = Words(f"第 {rec.number} 局已改好。", f"Hand {rec.number} was replaced.")
+    else:
+        ss["book_note"] = Words(f"已记入第 {rec.number} 局。", f"Recorded as hand {rec.number}.")
 
 
 def share(outcome: Outcome, names: dict[str, str]) -> None:

@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from page import hand_sync
 from page import keyboard as kb
 from page.annotate import tile_crop
 from page.names import kind_words, tile_words, tiles_words
-from page.panels.common import bind, hand, lang, run, run_from, say, ticket, tr
-from page.quick_entry import EntryError
+from page.panels.common import STORE, bind, hand, lang, run, run_from, say, ticket, tr
 from page.roles import ROLE_WORDS, ROLES
 from page.situation import WinnerTiles
 from page.words import Words, plain
@@ -24,8 +24,16 @@ _SCROLL_JS = """
 export default function(component) {
   const { parentElement } = component;
   const box = parentElement.closest('[class*="st-key-keyboard"]') || parentElement;
-  const r = box.getBoundingClientRect();
-  if (r.top < 0 || r.top > window.innerHeight * 0.6) box.scrollIntoView({block: "start"});
+  const place = () => {
+    const head = document.querySelector('[data-testid="stHeader"]');
+    const top = head ? Math.max(0, head.getBoundingClientRect().bottom) : 0;
+    const r = box.getBoundingClientRect();
+    if (r.top >= top && r.bottom <= window.innerHeight) return;
+    const fits = r.height <= window.innerHeight - top;
+    box.scrollIntoView({block: fits ? "nearest" : "start"});
+  };
+  place();
+  setTimeout(place, 300);  // once the pictures above it have their height
 }
 """
 
@@ -266,9 +274,9 @@ def type_tiles() -> None:
         win = st.text_input(tr("胡的那张", "The tile you won on"), max_chars=4)
         melds = st.text_input(tr("赢家的副露（没有就空着）", "Your melds (吃/碰/杠), empty if none"))
         if st.form_submit_button(tr("用这些牌", "Use these tiles")):
-            try:
-                h.type_hand(conc, win, melds)
-            except EntryError as exc:
-                say("error", exc.words)
+            if not hand_sync.apply(
+                st.session_state, st.session_state.get(STORE), ticket(), "type_hand", conc, win, melds
+            ):
+                say("error", st.session_state.pop(hand_sync.MESSAGE, Words("没用上", "Not used")))
                 return
             st.rerun()
