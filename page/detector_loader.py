@@ -15,11 +15,16 @@ import numpy as np
 
 
 class Detector:
-    """A loaded detector: `run(rgb)` → detections; `version` goes into the training manifest."""
+    """A loaded detector: `run(rgb)` → detections; `version` goes into the training manifest.
 
-    def __init__(self, run: Callable[[np.ndarray], list], version: str) -> None:
+    `takes_pixels`: `run` also takes a vision.read.detect.PhotoPixels (the upload decoded once at
+    reduced size, boxes still in full-photo pixels), so the page need not decode the whole photo
+    for it; a plugged-in function gets the full-size upright array, as it always did."""
+
+    def __init__(self, run: Callable[[np.ndarray], list], version: str, takes_pixels: bool = False) -> None:
         self.run = run
         self.version = version
+        self.takes_pixels = takes_pixels
 
 
 def plugin_detector(plug: str) -> Detector:
@@ -34,4 +39,6 @@ def model_detector(path: str) -> Detector:
     from vision.read import manifest
 
     model = vdetect.load_model(path)
-    return Detector(lambda rgb: vdetect.detect(rgb, model=model), manifest.version_of(path))
+    return Detector(
+        lambda rgb: vdetect.detect(rgb, model=model), manifest.version_of(path), takes_pixels=True
+    )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,17 +20,21 @@ from typing import Any
 
 import numpy as np
 
+from page.annotate import shrink
 from page.box import Box, detection_box, player_box
 from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
 from page.roles import default_winning, roles_from_layout
 from page.words import Words
+from vision.read.detect import PhotoPixels
 from vision.read.imageio import ImageLoadError, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "datasets" / "samples"
 SAMPLE_JSON = SAMPLE_DIR / "sample.json"
 UPLOAD_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+#: Long side of the picture the phone shows (page/panels/photo.py draws it; its own DISPLAY_SIDE is this).
+DISPLAY_SIDE = 1280
 
 
 @dataclass
@@ -169,38 +172,67 @@ def _not_a_photo(reason_zh: str, reason_en: str) -> Words:
 
 
 def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
-    """Decode (upright, size-checked), detect and propose the layout: once per photo."""
+    """Decode (upright, size-checked), detect and propose the layout: once per photo.
+
+    The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
+    that, and it is the picture the phone shows. A reader that takes decoded pixels (the model's
+    own, `Detector.takes_pixels`) cuts the faces from the full-size photo only where the boxes are
+    and only when the tiles are small; the full-size pixels are decoded at most once per upload
+    and shared by those faces and `Photo.rgb` (what the page's panels crop and save)."""
     photo = Photo(photo_key(data), name)
     try:
-        photo.rgb = decode_photo(data, name)
-    except ImageLoadError as exc:
-        photo.error = _not_a_photo(exc.reason, exc.reason)
+        pixels = decode_upload(data, name)
+    except Exception as exc:  # noqa: BLE001 - every decoding failure is a refusal in words
+        photo.error = _refusal(exc)
         return photo
-    except Exception as exc:  # noqa: BLE001 - e.g. ultralytics' Image.open patch raising ImportError
-        name_ = type(exc).__name__
-        photo.error = _not_a_photo(f"读不出图像（{name_}）", f"not a readable image: {name_}")
-        return photo
-    detect_into(photo, detector)
+    photo.display, photo.display_scale = shown_picture(pixels)
+    detect_into(photo, detector, pixels)
+    try:
+        photo.rgb = pixels.full()
+    except Exception as exc:  # noqa: BLE001 - the full-size decode fails only where the reduced one would
+        return Photo(photo.key, name, error=_refusal(exc))
     return photo
 
 
+def _refusal(exc: Exception) -> Words:
+    """What the page says about a file that could not be decoded as a photo."""
+    if isinstance(exc, ImageLoadError):
+        return _not_a_photo(exc.reason, exc.reason)
+    name_ = type(exc).__name__  # e.g. ultralytics' Image.open patch raising ImportError
+    return _not_a_photo(f"读不出图像（{name_}）", f"not a readable image: {name_}")
+
+
+def decode_upload(data: bytes, name: str = "photo.jpg") -> PhotoPixels:
+    """Uploaded bytes decoded once at reduced size, upright and size-checked (vision.read.imageio's
+    checks and refusals); raises ImageLoadError."""
+    return PhotoPixels.decode(data, name=name)
+
+
+def shown_picture(pixels: PhotoPixels) -> tuple[np.ndarray, float]:
+    """The picture the phone shows, from the reduced decode (never from the full-size pixels), and
+    the factor from full-photo pixels (the boxes') to it."""
+    shown = shrink(pixels.rgb, DISPLAY_SIDE)
+    return shown, shown.shape[1] / pixels.size[0]
+
+
 def decode_photo(data: bytes, name: str = "photo.jpg") -> np.ndarray:
-    """The upright RGB image of uploaded bytes (vision.read.imageio's checks); raises ImageLoadError."""
-    suffix = Path(name).suffix.lower()
-    suffix = suffix if suffix in {f".{t}" for t in UPLOAD_TYPES} else ".img"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"upload{suffix}"
-        path.write_bytes(data)
-        return load_image(path)
+    """The full-size upright RGB image of uploaded bytes (vision.read.imageio's checks); raises
+    ImageLoadError. For a page reloaded from its stored bytes, which needs no reading."""
+    return load_image(data, name=name)
 
 
-def detect_into(photo: Photo, detector: Detector | None) -> None:
-    """Run the detector on the photo's image and fill in its boxes, roles and timing; a failure is a note."""
+def detect_into(photo: Photo, detector: Detector | None, pixels: PhotoPixels | None = None) -> None:
+    """Run the detector on the photo and fill in its boxes, roles and timing; a failure is a note.
+    A reader that takes decoded pixels gets `pixels` (boxes in full-photo pixels all the same); any
+    other gets the full-size upright array, as it always did."""
     if detector is None:
         return
     t0 = time.perf_counter()
     try:
-        dets = detector.run(photo.rgb)
+        if pixels is None:
+            dets = detector.run(photo.rgb)
+        else:
+            dets = detector.run(pixels if detector.takes_pixels else pixels.full())
     except Exception as exc:  # noqa: BLE001 - a detector failure is a message, not a traceback
         name = type(exc).__name__
         photo.notes.append(

@@ -33,9 +33,11 @@ def _expand(paths: list[str]) -> Iterator[Path]:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    """One JSON line (or readable line) per image; bad files are reported and skipped."""
-    from vision.read.detect import detect, load_model
-    from vision.read.imageio import ImageLoadError, load_image
+    """One JSON line (or readable line) per image; bad files are reported and skipped. Each file is
+    decoded once at reduced size (vision.read.detect.PhotoPixels, the path `detect(path)` takes);
+    its full size, the pixels the boxes are in, comes from the header."""
+    from vision.read.detect import PhotoPixels, detect, load_model
+    from vision.read.imageio import ImageLoadError
 
     try:
         model = load_model(args.model)
@@ -45,8 +47,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     failed = 0
     for path in _expand(args.paths):
         try:
-            rgb = load_image(path)
-            dets = detect(rgb, conf=args.conf, model=model)
+            pixels = PhotoPixels.decode(path, model.det_imgsz)
+            dets = detect(pixels, conf=args.conf, model=model)
         except ImageLoadError as exc:
             _err(str(exc))
             failed += 1
@@ -55,7 +57,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
             _err(f"{path}: detection failed: {type(exc).__name__}: {exc}")
             failed += 1
             continue
-        h, w = rgb.shape[:2]
+        w, h = pixels.size
         if args.json:
             record = {"image": str(path), "width": w, "height": h, "detections": [d.to_json() for d in dets]}
             print(json.dumps(record, ensure_ascii=False), flush=True)

@@ -24,7 +24,7 @@ from vision import _env
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.read import manifest, safe_weights
 from vision.read.boxes import elongation
-from vision.read.imageio import load_image, load_image_reduced
+from vision.read.imageio import decode_reduced, load_image
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles
@@ -190,6 +190,8 @@ VIEW_MAX_RATIO = 3.0
 #: average of at least two decoded pixels per detector pixel, and the tiles of a phone photo of a
 #: hand are still wider than the classifier's crop there (else faces come from the full decode).
 DECODE_FACTOR = 2
+#: The detector input size of a model.json that does not say (the shipped models' 384).
+DEFAULT_DET_IMGSZ: int = manifest.ModelManifest.det_imgsz
 
 
 def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -205,25 +207,55 @@ def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
 
 
-class _Pixels:
-    """The image the detector reads (perhaps a reduced decode of the photo file) and where the
-    classifier's crops are cut: from it, or from the full-size decode when the tiles are smaller
-    there than the classifier's crop (decoded once, only then)."""
+class PhotoPixels:
+    """A photo as the reader reads it: decoded once at reduced size (what the detector reads and what
+    a page can show), plus where the classifier's crops are cut: from it, or from the full-size
+    decode of the same file or bytes when the tiles there are smaller than the classifier's crop
+    (decoded at most once, only then, and kept for a caller that needs the full-size pixels)."""
 
-    def __init__(self, rgb: np.ndarray, scale: float = 1.0, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        rgb: np.ndarray,
+        scale: float = 1.0,
+        source: Path | bytes | None = None,
+        size: tuple[int, int] | None = None,
+        min_side: int = 0,
+    ) -> None:
         self.rgb = rgb
         self.scale = scale  # from `rgb` pixels to the photo's full-size pixels
-        self.path = path
-        self._full: np.ndarray | None = None
+        self.source = source
+        #: (width, height) of the full-size upright photo, the pixels every box is reported in.
+        self.size = size or (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
+        self.min_side = min_side  # the long side the reduced decode was asked to keep
+        self._full: np.ndarray | None = rgb if scale == 1.0 else None
+
+    @classmethod
+    def decode(
+        cls, source: str | Path | bytes, det_imgsz: int = DEFAULT_DET_IMGSZ, name: str | None = None
+    ) -> PhotoPixels:
+        """Decode a photo file or its uploaded bytes at the reduction that keeps DECODE_FACTOR x the
+        detector's input on the long side (raises vision.read.imageio.ImageLoadError). A caller
+        that does not know the model yet (the page) decodes for the default input size; `detect`
+        decodes again only for a model whose detector input is larger."""
+        src = source if isinstance(source, bytes) else Path(source)
+        min_side = DECODE_FACTOR * det_imgsz
+        reduced = decode_reduced(src, min_side, name=name)
+        return cls(reduced.rgb, reduced.scale, src, reduced.size, min_side)
+
+    def full(self) -> np.ndarray:
+        """The full-size upright photo, decoded once (the reduced pixels when they are full size)."""
+        if self._full is None:
+            if self.source is None:
+                raise ValueError("no full-size source for these pixels")
+            self._full = load_image(self.source)
+        return self._full
 
     def crops(self, boxes: np.ndarray) -> np.ndarray:
         """Crops of `boxes` (in `rgb` pixels) at the classifier's input size."""
-        if self.scale > 1 and self.path is not None and len(boxes):
+        if self.scale > 1 and self.source is not None and len(boxes):
             short = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
             if float(np.median(short)) < CROP_W:
-                if self._full is None:
-                    self._full = load_image(self.path)
-                return crop_tiles(self._full, boxes * self.scale)
+                return crop_tiles(self.full(), boxes * self.scale)
         return crop_tiles(self.rgb, boxes)
 
 
@@ -310,7 +342,7 @@ def _read_view(
     return _ViewReading(boxes, det_conf, found.cls.cpu().numpy().astype(int), None, squeeze)
 
 
-def _with_faces(tm: TileModel, pixels: _Pixels, reading: _ViewReading) -> _ViewReading:
+def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _ViewReading:
     """The reading with each box's face read by the classifier from a crop of the photo."""
     if tm.classifier is None:
         return reading
@@ -336,7 +368,7 @@ def choose_view(base: float, others: list[float]) -> int:
     return best
 
 
-def _best_reading(tm: TileModel, pixels: _Pixels, floor: float, aspect_views: bool) -> _ViewReading:
+def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views: bool) -> _ViewReading:
     """The plain view's reading, or an aspect view's where `choose_view` prefers it; boxes down to
     detector confidence `floor`.
 
@@ -409,15 +441,28 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
     return detections
 
 
+def _pixels_for(image: str | Path | np.ndarray | PhotoPixels, tm: TileModel) -> PhotoPixels:
+    """What `detect` reads: a file decoded reduced for this model, pixels already decoded (decoded
+    again only when reduced below what this model's detector input needs), or an array as it is."""
+    if isinstance(image, PhotoPixels):
+        if image.scale > 1 and image.min_side < DECODE_FACTOR * tm.det_imgsz and image.source is not None:
+            return PhotoPixels.decode(image.source, tm.det_imgsz)
+        return image
+    if isinstance(image, (str, Path)):
+        return PhotoPixels.decode(image, tm.det_imgsz)
+    return PhotoPixels(np.asarray(image))
+
+
 def detect(
-    image: str | Path | np.ndarray,
+    image: str | Path | np.ndarray | PhotoPixels,
     conf: float | None = None,
     model: TileModel | str | Path | None = None,
     aspect_views: bool = True,
 ) -> list[Detection]:
     """Detect and read every tile in a photo.
 
-    `image` is a file path (loaded upright, see vision.read.imageio) or an upright RGB uint8 array.
+    `image` is a file path (loaded upright, see vision.read.imageio), a PhotoPixels (a file or
+    uploaded bytes decoded once at reduced size, e.g. by the page) or an upright RGB uint8 array.
     `conf` is the threshold on `tile_conf` (is it a tile), default the model's operating point;
     a low value (0.01) returns the low-confidence candidates too, e.g. for evaluation curves. A
     tile whose face is doubtful is still returned, marked `unsure` with its ranked `alternatives`.
@@ -427,11 +472,7 @@ def detect(
     """
     tm = model if isinstance(model, TileModel) else load_model(model)
     threshold = tm.tile_conf if conf is None else float(conf)
-    if isinstance(image, (str, Path)):
-        reduced, scale = load_image_reduced(image, DECODE_FACTOR * tm.det_imgsz)
-        pixels = _Pixels(reduced, scale, Path(image))
-    else:
-        pixels = _Pixels(np.asarray(image))
+    pixels = _pixels_for(image, tm)
     rgb = pixels.rgb
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")

@@ -1,0 +1,99 @@
+"""The page's upload path and the CLI read a photo exactly as `detect(path)` does: one reduced
+decode, boxes in full-photo pixels, the full-size pixels decoded at most once per upload."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.read import detect as reader
+from vision.read.imageio import decode_reduced, load_image
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
+needs_model = pytest.mark.skipif(not reader.DEFAULT_MODEL.is_file(), reason="no shipped model in models/")
+
+
+def _phone_jpeg(size: tuple[int, int], orientation: int) -> bytes:
+    """The grid fixture scaled to `size` (w, h, as stored) and saved as a phone does: JPEG with an
+    EXIF orientation, so the upright photo is the stored one turned."""
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    im = Image.fromarray(cv2.resize(img, size, interpolation=cv2.INTER_CUBIC))
+    exif = im.getexif()
+    exif[0x0112] = orientation
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", quality=92, exif=exif)
+    return buf.getvalue()
+
+
+def _reading(dets) -> list[tuple[str, tuple[float, ...]]]:
+    """What the page and the CLI must agree on: each tile's face and box."""
+    return [(d.cls, tuple(round(v, 3) for v in d.xyxy)) for d in dets]
+
+
+def test_bytes_decode_reduced_as_the_file_does_with_the_full_upright_size(tmp_path):
+    data = _phone_jpeg((4000, 3000), orientation=6)  # stored sideways: upright 3000 x 4000
+    (tmp_path / "p.jpg").write_bytes(data)
+    from_bytes = decode_reduced(data, 768)
+    from_file = decode_reduced(tmp_path / "p.jpg", 768)
+    assert from_bytes.size == from_file.size == (3000, 4000)
+    assert from_bytes.scale == 4.0 and from_bytes.rgb.shape == (1000, 750, 3)
+    assert np.array_equal(from_bytes.rgb, from_file.rgb)
+    assert np.array_equal(load_image(data), load_image(tmp_path / "p.jpg"))
+
+
+@needs_model
+def test_the_page_reads_an_upload_as_detect_reads_its_file(tmp_path, monkeypatch):
+    from page.detector_loader import model_detector
+    from page.photo_state import read_photo
+
+    data = _phone_jpeg((4000, 3000), orientation=6)
+    (tmp_path / "p.jpg").write_bytes(data)
+    want = _reading(reader.detect(tmp_path / "p.jpg"))
+    assert len(want) >= 12
+    full_decodes: list[object] = []
+    real = reader.load_image
+    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real(src))
+    photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
+    assert photo.error is None
+    assert [(b.cls, tuple(round(v, 3) for v in b.xyxy)) for b in photo.boxes] == want
+    assert len(full_decodes) == 1  # once per upload: Photo.rgb, the panels' full-size pixels
+    assert photo.rgb.shape == (4000, 3000, 3)  # upright, the pixels the boxes are in
+    assert max(b.xyxy[3] for b in photo.boxes) > 2000
+    # the phone's picture comes from the reduced decode and maps full-photo pixels onto it
+    assert photo.display.shape == (1000, 750, 3) and photo.display_scale == 0.25
+
+
+@needs_model
+def test_the_page_cuts_small_faces_from_the_one_full_size_decode(monkeypatch):
+    from page.detector_loader import model_detector
+    from page.photo_state import read_photo
+
+    data = _phone_jpeg((4000, 3000), orientation=1)
+    full_decodes: list[object] = []
+    real = reader.load_image
+    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real(src))
+    monkeypatch.setattr(reader, "CROP_W", 10_000)  # every tile "too small" in the reduced decode
+    photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
+    assert len(photo.boxes) >= 12
+    assert len(full_decodes) == 1  # the faces' decode is the one Photo.rgb keeps
+
+
+@needs_model
+def test_the_cli_reads_a_file_as_detect_does_and_names_its_full_size(tmp_path):
+    from vision.__main__ import main
+
+    (tmp_path / "p.jpg").write_bytes(_phone_jpeg((4000, 3000), orientation=6))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["detect", "--json", str(tmp_path / "p.jpg")]) == 0
+    record = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert (record["width"], record["height"]) == (3000, 4000)
+    want = [d.to_json() for d in reader.detect(tmp_path / "p.jpg")]
+    assert record["detections"] == want and len(want) >= 12
