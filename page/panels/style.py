@@ -1,0 +1,111 @@
+"""How the page looks on a phone: one thumb, 44 px targets, a tile keyboard that fits the screen.
+
+Why this module exists: Streamlit's own rules decide most sizes, and a rule of ours only counts when
+it is more specific than Streamlit's or `!important`: a plain `button {min-height: 44px}` lost to
+Streamlit's 40 px, and a rule for `stSegmentedControl` matched nothing (segmented controls and pills
+are drawn as `stButtonGroup` since Streamlit 1.4x). The selectors below are those of the installed
+Streamlit (1.67), checked on the drawn page by tests/ui/test_targets.py, which measures every target
+with getBoundingClientRect rather than reading this file.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from page import keyboard as kb
+
+#: The smallest tap target, CSS px (Apple's and Android's guidance; the README promises it).
+TARGET_PX = 44
+
+#: Everything a thumb taps, as Streamlit 1.67 draws it.
+_TARGETS = ", ".join(
+    (
+        '[data-testid^="stBaseButton-"]',  # buttons, form submits, downloads, the uploader's "Upload"
+        '[data-testid="stPopoverButton"]',  # 分享, 打开以前的一晚
+        '[data-testid="stButtonGroup"] button',  # segmented controls and pills
+        '[data-testid="stExpander"] summary',  # section headers
+        '[data-testid="stSelectbox"] input',  # select boxes (react-aria combo boxes) ...
+        '[data-testid="stSelectbox"] button',  # ... and their arrow
+        'input:not([type="checkbox"]):not([type="file"])',  # text and number fields
+        '[data-testid="stNumberInput"] button',  # − and +
+        '[data-testid="stMainMenuButton"]',
+    )
+)
+
+CSS = f"""
+<style>
+.block-container {{padding-top: 3.2rem; padding-bottom: 4rem;}}
+@media (max-width: 640px) {{
+  .block-container {{padding-left: .6rem; padding-right: .6rem; padding-top: 2.6rem;}}
+  h1, h3 {{font-size: 1.4rem !important;}}
+}}
+/* one thumb: every tap target at least {TARGET_PX} px high, as drawn */
+{_TARGETS} {{min-height: {TARGET_PX}px !important;}}
+[data-testid="stMainMenuButton"] {{min-width: {TARGET_PX}px !important;}}
+/* a field's (?) keeps its small icon, but a thumb-sized tap area around it */
+button[aria-label^="Help for"] {{
+  min-width: {TARGET_PX}px !important; min-height: {TARGET_PX}px !important; margin: -14px !important;}}
+[data-testid="stBaseButton-tertiary"] {{padding: 0 12px !important;}}
+[data-testid="stExpander"] summary {{display: flex; align-items: center;}}
+[data-testid="stCheckbox"] label {{min-height: {TARGET_PX}px; align-items: center;}}
+[data-testid="stFileUploaderDeleteBtn"] button {{
+  min-width: {TARGET_PX}px !important; min-height: {TARGET_PX}px !important;}}
+/* the strip: a tile picture and its button; a tap on the picture must not go full screen */
+.st-key-strip {{gap: 4px !important;}}
+[class*="st-key-card"] [data-testid="stElementToolbar"] {{display: none;}}
+[class*="st-key-card_"] {{gap: 2px !important;}}
+[class*="st-key-card_"] img {{border-radius: 4px;}}
+[class*="st-key-pick"] button {{padding: 0 2px; width: 48px; font-size: 14px;}}
+[class*="st-key-pickq_"] button {{background: #fff3e0; border: 2px solid #ff8c00; color: #b35c00;}}
+[class*="st-key-cardx_"] {{opacity: .45;}}
+/* the tile keyboard fits an 844 px screen: tight rows, keys still {TARGET_PX} px */
+[class*="st-key-keyboard"] {{gap: 6px !important; scroll-margin-top: 64px; scroll-margin-bottom: 8px;}}
+[class*="st-key-keyboard"] [data-testid="stCaptionContainer"] p {{margin: 0;}}
+[class*="st-key-keyboard"] [data-testid="stWidgetLabel"] {{margin-bottom: 0; min-height: 0;}}
+[class*="st-key-keyboard"] [data-testid="stButtonGroup"] button {{padding: 0 8px;}}
+[class*="st-key-kbrow"] {{gap: 3px !important; flex-wrap: nowrap !important;}}
+[class*="st-key-kb_"] button, [class*="st-key-sug_"] button {{
+  min-width: 0; width: 100%; min-height: {TARGET_PX}px !important; padding: 0 1px; font-size: 15px;
+  line-height: 1.05; background: #fffdf5; border: 1px solid #b9b2a0; border-radius: 6px;
+  box-shadow: 0 2px 0 #d8d2c0;
+}}
+[class*="st-key-kb_"] {{flex: 1 1 0; min-width: 0;}}
+[class*="st-key-kb_"] button[data-testid="stBaseButton-primary"] {{background: #ffebee; border: 2px solid #c62828;}}
+[class*="st-key-sug_"] button {{min-height: 52px !important; font-size: 18px; border: 2px solid #ff8c00;}}
+.st-key-score [data-testid="stMarkdownContainer"] p {{margin-bottom: .25rem;}}
+</style>
+"""
+
+
+def uploader_words_zh(limit_mb: int) -> str:
+    """Streamlit draws its uploader's and camera's own words in English ("Upload", "200MB per file",
+    "Take Photo"); in Chinese mode they are replaced by CSS (Streamlit has no setting for them), with
+    the real size limit."""
+    return f"""
+<style>
+[data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p {{font-size: 0;}}
+[data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p::after {{
+  content: "选照片"; font-size: 15px;}}
+[data-testid="stFileUploaderDropzoneInstructions"] span {{font-size: 0;}}
+[data-testid="stFileUploaderDropzoneInstructions"] span::after {{
+  content: "拍照或选一张照片，最大 {limit_mb}MB"; font-size: 14px;}}
+</style>
+"""
+
+
+def key_css() -> str:
+    """Each keyboard key in its suit's ink (万 red, 饼 blue, 条 green)."""
+    rules_ = [
+        f'[class*="st-key-kb_{c}"] button, [class*="st-key-sug_{c}_"] button {{color: {kb.colour(c)};}}'
+        for row in kb.ROWS
+        for c in row
+    ]
+    return "<style>" + "\n".join(rules_) + "</style>"
+
+
+def draw(language: str) -> None:
+    """The page's style sheets, in the page's language where they carry words."""
+    st.html(CSS)
+    st.html(key_css())
+    if language == "zh":
+        st.html(uploader_words_zh(st.get_option("server.maxUploadSize")))
