@@ -7,15 +7,13 @@ import json
 import streamlit as st
 
 import rules
-from page import hand_sync
+from page import recording
 from page.book_change import what_changes
 from page.explain import explain_invalid, fan_rows, hun_lines, payments
 from page.hand_session import Outcome
-from page.hand_store import STALE_WORDS
 from page.names import seat_words, tile_words
-from page.panels.common import STORE, hand, lang, say, ticket, tr
+from page.panels.common import STORE, hand, lang, say, tr
 from page.preset_view import item_help, item_name_en
-from page.scorebook import ChangedMeanwhile
 from page.words import Words, plain
 
 
@@ -47,7 +45,7 @@ def card(outcome: Outcome, book, ev, names: dict[str, str]) -> None:
             plain(
                 tr(
                     f"{who.zh} 胡 · {result.winner_fan_total} 番 · 混 {hun.zh}",
-                    f"{who.en} wins · {result.winner_fan_total} 番 · 混 {hun.en}",
+                    f"{who.en} wins · {result.winner_fan_total} fan · wild tile (混): {hun.en}",
                 )
             )
         )
@@ -66,7 +64,9 @@ def _fan_line(result, language: str) -> str:
     for f in result.winner_fan:
         name = f.name if language == "zh" else (item_name_en(result.preset, f.key, "winner") or f.name)
         parts.append(f"{name} {f.fan}")
-    return " · ".join(parts) + f" = {result.winner_fan_total} 番"
+    return " · ".join(parts) + (
+        f" = {result.winner_fan_total} 番" if language == "zh" else f" = {result.winner_fan_total} fan"
+    )
 
 
 def _end(sentence: str, stop: str) -> str:
@@ -106,7 +106,7 @@ def record_button(outcome: Outcome, book, ev) -> None:
         say("info", plan.why_not)
     if not plan.allowed:
         return
-    drawn = (ticket(), st.session_state.get(hand_sync.SYNCED_REV), plan, ev.id if ev else None)
+    drawn = recording.drawn_now(st.session_state, plan, ev.id if ev else None)
     if plan.replaces is not None:
         say(
             "warning",
@@ -129,42 +129,14 @@ def record_button(outcome: Outcome, book, ev) -> None:
         label = tr(f"改第 {plan.replaces} 局", f"Replace hand {plan.replaces}")
     else:
         label = tr("记入记分本", "Record in the scorebook")
-    st.button(label, key="record", on_click=_record, args=(book, *drawn), type="primary")
+    st.button(label, key="record", on_click=_record, args=(book, drawn), type="primary")
 
 
-def _record(book, ticket_: str, rev: int | None, plan, evening_id: int | None) -> None:
-    """The press of 记入记分本 / 改第 n 局: everything checked again inside the book's transaction."""
+def _record(book, drawn: recording.Drawn) -> None:
+    """The press: `page.recording.press` checks everything again inside the book's transaction."""
     ss = st.session_state
-    h = hand()
-    if not hand_sync.belongs(ss, ticket_) or ss.get(hand_sync.SYNCED_REV) != rev:
-        ss["book_error"] = STALE_WORDS  # the hand changed since this button was drawn
-        return
-    store = ss.get(STORE)
-    try:
-        evening = book.current() or book.ensure_evening(preset=h.preset, dealer=h.inputs.dealer)
-        if evening_id is not None and evening.id != evening_id:
-            raise ChangedMeanwhile(
-                Words(
-                    "记分本刚换到了另一晚，这一局没记；请看一眼再点。",
-                    "The scorebook just moved to another evening; nothing was recorded — have a look first.",
-                )
-            )
-        rec = h.record(
-            book,
-            h.evaluate(),
-            evening.id,
-            drawn=plan,
-            then=lambda con, _rec: hand_sync.check_drawn(ss, store, con, rev),
-        )
-    except Exception as exc:  # noqa: BLE001 - shown in words, never a traceback
-        ss["book_error"] = getattr(exc, "words", None) or Words(f"没记上：{exc}", f"Not recorded: {exc}")
-        return
-    if rec.duplicate:
-        ss["book_note"] = Words(f"已记入第 {rec.number} 局。", f"Recorded as hand {rec.number}.")
-    elif plan.replaces:
-        ss["book_note"] = Words(f"第 {rec.number} 局已改好。", f"Hand {rec.number} was replaced.")
-    else:
-        ss["book_note"] = Words(f"已记入第 {rec.number} 局。", f"Recorded as hand {rec.number}.")
+    ok, words = recording.press(ss, ss.get(STORE), book, drawn)
+    ss["book_note" if ok else "book_error"] = words
 
 
 def share(outcome: Outcome, names: dict[str, str]) -> None:
@@ -190,7 +162,7 @@ def details(outcome: Outcome) -> None:
     """番 items (one line each), each 混, how each payment came about, the JSON."""
     result, hand_json = outcome.result, outcome.hand_json
     if result is not None and result.valid:
-        with st.expander(tr("番的明细", "番 items"), expanded=False):
+        with st.expander(tr("番的明细", "Fan items"), expanded=False):
             for r in fan_rows(result):
                 side = tr("赢家", "winner") if r.side == "winner" else tr(seat_words(r.side))
                 name = (
@@ -200,7 +172,8 @@ def details(outcome: Outcome) -> None:
                 )
                 explain = tr(item_help(result.preset, r.key, _side(r.side)))
                 st.markdown(
-                    plain(f"{side} · {name} {r.fan} 番") + (f"  \n{plain(explain)}" if explain else "")
+                    plain(f"{side} · {name} {r.fan} " + tr("番", "fan"))
+                    + (f"  \n{plain(explain)}" if explain else "")
                 )
             st.caption(
                 tr(
@@ -208,13 +181,15 @@ def details(outcome: Outcome) -> None:
                     "The winner's items count in every loser's payment; a loser's own items only in his.",
                 )
             )
-        with st.expander(tr("混和每份怎么算的", "混 and how each share was worked out")):
+        with st.expander(tr("混和每份怎么算的", "The wild tile (混) and how each share was worked out")):
             lines = hun_lines(result)
             for w in lines:
                 st.markdown(plain(tr(w)))
             if not lines:
                 hun = tile_words(rules.tiles.code(result.hun))
-                st.markdown(plain(tr(f"这手牌里没有混（{hun.zh}）。", f"No 混 ({hun.en}) in this hand.")))
+                st.markdown(
+                    plain(tr(f"这手牌里没有混（{hun.zh}）。", f"No wild tile ({hun.en}) in this hand."))
+                )
             for p in payments(result, dealer=hand().inputs.dealer):
                 if p.how.zh:
                     st.markdown(plain(f"{tr(seat_words(p.seat))}: {tr(p.how)}"))
