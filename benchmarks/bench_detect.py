@@ -66,7 +66,7 @@ def stages(model, files: list[Path]) -> dict[str, float]:
             ),
         )
         reading = reader._read_view(model, mid, mid_scale, size, (1, 1), model.conf)
-        pixels = reader._Pixels(rgb, scale, f)
+        pixels = reader.PhotoPixels(rgb, scale, f)
         crops = timed("crops", lambda r=reading, p=pixels: p.crops(r.boxes))
         probs = timed("classifier", lambda c=crops: classify_crops(model.classifier, c))
         done = reader._ViewReading(reading.boxes * scale, reading.det_conf, reading.det_cls, probs)

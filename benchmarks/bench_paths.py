@@ -1,0 +1,169 @@
+"""Median time per 12 MP photo along the paths people take, stage by stage, beside the ONNX peer.
+
+    python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess]
+
+Paths (model loading excluded, except for the CLI as a process, which is timed as called):
+- the page: upload bytes -> boxes, through page.photo_state as the page calls it (read_photo with the
+  model's Detector), and its stages: reduced decode (decode_upload), the phone's picture
+  (shown_picture), reading and layout (detect_into), and the full-size pixels the panels keep
+  (`Photo.rgb`, decoded once, after the boxes);
+- the CLI in process (`vision.__main__.main(["detect", "--json", file])`, stdout captured) and as
+  a process (`python3 -m vision detect --json FILE`: interpreter, imports and model load included),
+  plus the per-photo cost inside one process given all files;
+- `detect(path)`, and the peer: the PyPI package `mahjong-detector` (`detect_tiles(path)`, its
+  ONNX model loaded from the package, offline), when installed.
+
+The 12 MP photos are val photos upscaled to 4000 x 3000 JPEG (quality 92) in a temporary folder,
+made at run time. Each round times every path on every photo, paths interleaved, so a machine that
+slows down slows all of them alike; the medians are over all rounds and photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+
+from page.detector_loader import model_detector  # noqa: E402
+from page.photo_state import Photo, decode_upload, detect_into, photo_key, read_photo, shown_picture  # noqa: E402
+from vision.__main__ import main as vision_main  # noqa: E402
+from vision.read.detect import DEFAULT_MODEL, detect, load_model  # noqa: E402
+from vision.train import data  # noqa: E402
+
+BIG = (4000, 3000)
+
+
+def make_photos(n: int, out: Path) -> list[Path]:
+    """n val photos upscaled to 12 MP JPEGs (what a phone sends) in `out`."""
+    files = []
+    for i, p in enumerate(data.split_images(data.REAL_DATASET, "val")[:n]):
+        img = cv2.resize(cv2.imread(str(p)), BIG, interpolation=cv2.INTER_CUBIC)
+        f = out / f"{i}.jpg"
+        cv2.imwrite(str(f), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        files.append(f)
+    return files
+
+
+def page_stages(blob: bytes, detector) -> dict[str, float]:
+    """read_photo's steps, one by one, as it runs them (seconds)."""
+    out: dict[str, float] = {}
+    t = time.perf_counter()
+    pixels = decode_upload(blob, "p.jpg")
+    out["page: reduced decode"] = time.perf_counter() - t
+    photo = Photo(photo_key(blob), "p.jpg")
+    t = time.perf_counter()
+    photo.display, photo.display_scale = shown_picture(pixels)
+    out["page: phone's picture"] = time.perf_counter() - t
+    t = time.perf_counter()
+    detect_into(photo, detector, pixels)
+    out["page: read + layout"] = time.perf_counter() - t
+    t = time.perf_counter()
+    photo.rgb = pixels.full()
+    out["page: full-size pixels (Photo.rgb)"] = time.perf_counter() - t
+    out["page: upload -> boxes"] = sum(
+        out[k] for k in ("page: reduced decode", "page: phone's picture", "page: read + layout")
+    )
+    return out
+
+
+def cli_in_process(f: Path) -> None:
+    """`python -m vision detect --json FILE` without starting Python (model already loaded)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        if vision_main(["detect", "--json", str(f)]) != 0:
+            raise RuntimeError(f"vision detect failed on {f}")
+
+
+def cli_process(files: list[Path]) -> float:
+    """Wall seconds of one `python3 -m vision detect --json FILES...` process, as a person runs it."""
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "vision", "detect", "--json", *map(str, files)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - t
+
+
+def peer() -> Callable[[Path], object] | None:
+    """mahjong-detector's detect_tiles, or None when the package (or onnxruntime) is missing."""
+    try:
+        from mahjong_detector import detect_tiles
+    except ImportError:
+        return None
+    return detect_tiles
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=9, help="12 MP photos")
+    ap.add_argument("--rounds", type=int, default=3, help="times each path reads every photo")
+    ap.add_argument("--no-subprocess", action="store_true", help="leave out the CLI as a process")
+    args = ap.parse_args()
+
+    model = load_model()
+    detector = model_detector(str(DEFAULT_MODEL))
+    other = peer()
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = make_photos(args.n, Path(tmp))
+        blobs = [f.read_bytes() for f in files]
+        detect(files[0], model=model)  # warm-up: first calls allocate
+        if other is not None:
+            other(files[0])
+        for _ in range(args.rounds):
+            for f, blob in zip(files, blobs, strict=True):
+                paths = {
+                    "page: read_photo (upload -> Photo with rgb)": lambda b=blob: read_photo(
+                        b, "p.jpg", detector
+                    ),
+                    "CLI in process": lambda f=f: cli_in_process(f),
+                    "detect(path)": lambda f=f: detect(f, model=model),
+                }
+                if other is not None:
+                    paths["peer: mahjong-detector detect_tiles(path)"] = lambda f=f: other(f)
+                for name, fn in paths.items():
+                    times.setdefault(name, []).append(timed(fn))
+                for name, s in page_stages(blob, detector).items():
+                    times.setdefault(name, []).append(s)
+        if not args.no_subprocess:
+            one = [cli_process(files[:1]) for _ in range(args.rounds)]
+            every = [cli_process(files) for _ in range(args.rounds)]
+            times["CLI process, 1 photo (start + load + read)"] = one
+            per = [(e - statistics.median(one)) / (len(files) - 1) for e in every]
+            times["CLI process, per further photo"] = per
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    peer_key = "peer: mahjong-detector detect_tiles(path)"
+    print(f"12 MP ({BIG[0]}x{BIG[1]}) JPEG, {args.n} photos x {args.rounds} rounds, medians:")
+    for k, v in med.items():
+        ratio = f"  ({v / med[peer_key]:.2f}x peer)" if peer_key in med else ""
+        print(f"  {k}: {v * 1000:.0f} ms{ratio}")
+    if other is None:
+        print("  peer: mahjong-detector not installed (pip install mahjong-detector onnxruntime)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

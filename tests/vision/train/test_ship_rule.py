@@ -1,0 +1,54 @@
+"""The ship rule of benchmarks/reader_report.py: a real loss beyond the photos' noise blocks a
+candidate, a synthetic gain never buys it back, a difference within the noise does not block."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from vision.train.evaluate import ImageResult
+
+_SPEC = importlib.util.spec_from_file_location(
+    "reader_report", Path(__file__).parents[3] / "benchmarks" / "reader_report.py"
+)
+report = importlib.util.module_from_spec(_SPEC)
+sys.modules["reader_report"] = report  # its dataclasses look their module up there
+_SPEC.loader.exec_module(report)
+
+
+def _photo(found: int, tiles: int = 10) -> ImageResult:
+    """A photo of `tiles` tiles in a row of which the reader returned the first `found`, faces right."""
+    gt = np.array([[i * 20.0, 0.0, i * 20.0 + 15, 20.0] for i in range(tiles)])
+    cls = np.zeros(tiles, dtype=int)
+    return ImageResult(gt, cls, gt[:found], cls[:found], np.full(found, 0.9))
+
+
+def _set(name: str, found: list[int], real: bool = True) -> report.SetReading:
+    return report.SetReading(name, real, [_photo(k) for k in found], 0.5)
+
+
+def test_identical_readings_ship():
+    base = [_set("a", [10, 9, 10, 8] * 10)]
+    ships, findings = report.ship_verdict(base, base)
+    assert ships and all(f.diff == 0 for f in findings)
+
+
+def test_a_real_loss_beyond_the_noise_blocks_even_with_a_synthetic_gain():
+    base = [_set("real", [10] * 40), _set("synthetic", [2] * 40, real=False)]
+    cand = [_set("real", [8] * 40), _set("synthetic", [10] * 40, real=False)]
+    ships, findings = report.ship_verdict(base, cand)
+    assert not ships
+    assert {f.set for f in findings} == {"real"}  # the synthetic set never enters the rule
+    assert [f.metric for f in findings if f.loss] == ["tiles_returned", "all_right"]
+
+
+def test_a_small_difference_within_the_noise_does_not_block():
+    found = [10, 4, 10, 6, 10, 3, 9, 10] * 5
+    worse = list(found)
+    worse[1] -= 1  # one tile fewer on one of 40 photos that vary a lot
+    ships, findings = report.ship_verdict([_set("real", found)], [_set("real", worse)])
+    returned = next(f for f in findings if f.metric == "tiles_returned")
+    assert returned.diff < 0 and not returned.loss and ships
