@@ -28,14 +28,14 @@ def seat_en(seat: str) -> str:
 
 
 _FIELD_WORDS = [
-    (r"^win\.kong_replacement", Words("杠上开", "杠上开")),
-    (r"^win\.after_kong", Words("流泪", "流泪")),
-    (r"^win\.first_draw", Words("地胡", "地胡")),
+    (r"^win\.kong_replacement", Words("杠上开", "win on a kong (杠上开)")),
+    (r"^win\.after_kong", Words("流泪", "discard after a kong (流泪)")),
+    (r"^win\.first_draw", Words("地胡", "first draw (地胡)")),
     (r"^win\.from", Words("点炮的人", "who discarded")),
     (r"^win\.tile", Words("胡的那张牌", "the winning tile")),
-    (r"^indicator", Words("混指示牌", "the 混 indicator")),
-    (r"^bao_tile", Words("宝牌", "the 宝 tile")),
-    (r"^gun_tile", Words("枪牌", "the 枪 tile")),
+    (r"^indicator", Words("混指示牌", "the wild-tile indicator (混)")),
+    (r"^bao_tile", Words("宝牌", "the bonus tile (宝)")),
+    (r"^gun_tile", Words("枪牌", "the gun tile (枪)")),
     (r"^players\.(\w)\.melds", Words("{seat}的副露", "the melds of {seat}")),
     (r"^players\.(\w)\.concealed", Words("{seat}的手牌", "the hand of {seat}")),
     (r"^options", Words("规则选项", "the rule options")),
@@ -77,53 +77,53 @@ _INVALID = {
         Words("没有幺九", "no 1, 9 or honour (没有幺九)"),
         Words(
             "要有一张真的 1 或 9（或中、发、白，带风时也可以是风牌）；混不算",
-            "the hand needs a real 1 or 9 (or 中/发/白, or a wind where winds are played); a 混 does not count",
+            "the hand needs a real 1 or 9 (or Red, Green, White, or a wind where winds are played); a wild tile does not count",
         ),
     ),
     "NO_KE": (
         Words("没有横", "no triplet (没有横)"),
         Words(
             "要有一个横：三张一样的（暗刻或碰/杠），或一对中/发/白",
-            "the hand needs a 横: three of a kind (concealed or 碰/杠), or a pair of 中/发/白",
+            "the hand needs a triplet: three of a kind (concealed, pong or kong), or a pair of Red, Green or White",
         ),
     ),
     "NO_SHUN": (
         Words("没有顺子", "no run (没有顺子)"),
         Words(
             "鞍山要至少一个顺子（例如 345万）；全是刻子不能胡",
-            "鞍山 needs at least one run (顺子, e.g. 345万)",
+            "Anshan rules need at least one run (e.g. 3, 4, 5 wan)",
         ),
     ),
     "NOT_A_WINNING_SHAPE": (
         Words("不成胡牌", "the tiles do not form a winning hand (不成胡牌)"),
         Words(
             "用上混也凑不成 4 组 + 1 对（或七对）：检查照片认出的牌",
-            "they do not split into 4 sets + 1 pair (or 七对), even using the 混: check the tiles read from the photo",
+            "they do not split into 4 sets + 1 pair (or seven pairs), even using the wild tile: check the tiles read from the photo",
         ),
     ),
     "CLOSED_DISCARD_WIN": (
         Words("闭门不能点炮胡", "a closed hand cannot win on a discard (闭门不能点炮胡)"),
         Words(
             "没有吃、碰、明杠时只能自摸（七对除外）：是自摸吗？还是漏了一组副露？",
-            "with no 吃/碰/明杠 the winner may only win by 自摸 (or with 七对): was it 自摸, or did you forget a meld?",
+            "with no chow, pong or exposed kong the winner may only win by self-draw (or with seven pairs): was it a self-draw, or did you forget a meld?",
         ),
     ),
     "DISCARDED_HUN": (
-        Words("打过混", "the winner discarded a 混 (打过混)"),
-        Words("打过混的人这一局不能胡", "a player who discarded a 混 cannot win this hand"),
+        Words("打过混", "the winner discarded a wild tile (打过混)"),
+        Words("打过混的人这一局不能胡", "a player who discarded a wild tile cannot win this hand"),
     ),
     "SHOUBAYI_WITH_CHI": (
         Words("手把一只能飘胡", "four melds with a 吃 (手把一只能飘胡)"),
         Words(
             "四组副露都下来时，必须都是碰/杠：检查副露的种类",
-            "with four melds down, all of them must be 碰/杠",
+            "with four melds down, all of them must be pongs or kongs",
         ),
     ),
     "SHOUBAYI_NOT_ALLOWED": (
         Words("鞍山不许手把一", "four melds down (鞍山不许手把一)"),
         Words(
             "鞍山四组副露、手里只剩一张时不能胡",
-            "in 鞍山 a hand with four melds and one tile left cannot win",
+            "under Anshan rules a hand with four melds and one tile left cannot win",
         ),
     ),
 }
@@ -145,7 +145,7 @@ def explain_invalid(result: ScoreResult, tiles: WinnerTiles | None = None) -> In
             Words("缺门", "a suit is missing (缺门)"),
             Words(
                 f"至少要有一张真的{what}（混不能补门）",
-                f"the hand needs at least one real {what_en} tile (a 混 never fills a suit)",
+                f"the hand needs at least one real {what_en} tile (a wild tile never fills a suit)",
             ),
         )
     if reason in _INVALID:
@@ -208,22 +208,22 @@ def payments(
         w = who(seat)
         total = result.winner_fan_total + lr.fan_total
         zh = [f"{result.winner_fan_total} + {lr.fan_total} = {total} 番，2 的 {lr.exponent} 次方 = {lr.raw}"]
-        en = [f"{result.winner_fan_total} + {lr.fan_total} = {total} 番, 2^{lr.exponent} = {lr.raw}"]
+        en = [f"{result.winner_fan_total} + {lr.fan_total} = {total} fan, 2^{lr.exponent} = {lr.raw}"]
         if lr.yao:
             zh.append(f"摇（封顶）{lr.capped}")
-            en.append(f"摇 (the cap) {lr.capped}")
+            en.append(f"the cap (摇) {lr.capped}")
         elif lr.diaodi:
             zh.append(f"掉底 {lr.capped}")
-            en.append(f"掉底 {lr.capped}")
+            en.append(f"the floor (掉底) {lr.capped}")
         if lr.bao:
             zh.append(f"宝 {lr.bao}")
-            en.append(f"宝 {lr.bao}")
+            en.append(f"bonus (宝) {lr.bao}")
         if lr.paid_by != seat:
             zh.append(f"包三家：这份由{seat_name(lr.paid_by)}付")
-            en.append(f"包三家: this share is paid by {seat_en(lr.paid_by)}")
+            en.append(f"this share is paid by {seat_en(lr.paid_by)} (包三家)")
         if lr.bao and lr.bao_paid_by != seat:
             zh.append(f"宝由{seat_name(lr.bao_paid_by)}付")
-            en.append(f"宝 paid by {seat_en(lr.bao_paid_by)}")
+            en.append(f"the bonus paid by {seat_en(lr.bao_paid_by)}")
         if amount < 0:
             said = Words(f"{w.zh} 付 {-amount}", f"{w.en} pays {-amount}")
         else:

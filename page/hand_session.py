@@ -396,7 +396,7 @@ class HandSession:
                 else Words("抢的谁的杠", "whose kong was robbed")
             )
         if inp.indicator is None:
-            out.append(Words("混指示牌", "the 混 indicator"))
+            out.append(Words("混指示牌", "the wild-tile indicator (混)"))
         if tiles is not None and tiles.winning is None and tiles.concealed:
             out.append(Words("胡的是哪张", "the tile won on"))
         return out

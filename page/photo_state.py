@@ -197,7 +197,7 @@ def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
 def _refusal(exc: Exception) -> Words:
     """What the page says about a file that could not be decoded as a photo."""
     if isinstance(exc, ImageLoadError):
-        return _not_a_photo(exc.reason, exc.reason)
+        return _not_a_photo(exc.words.zh, exc.words.en)
     name_ = type(exc).__name__  # e.g. ultralytics' Image.open patch raising ImportError
     return _not_a_photo(f"读不出图像（{name_}）", f"not a readable image: {name_}")
 

@@ -100,7 +100,7 @@ def parse_melds(text: str) -> list[tuple[str, list[str]]]:
             raise EntryError(
                 Words(
                     f"每组副露以 吃、碰、明杠、补杠 或 暗杠 开头（“{bad}”处）",
-                    f"each meld starts with 吃, 碰, 明杠, 补杠 or 暗杠 (at “{bad}”)",
+                    f"each meld starts with chow, pong, kong, added_kong or concealed_kong (吃, 碰, 明杠, 补杠, 暗杠; at “{bad}”)",
                 )
             )
         end = pos

@@ -27,7 +27,7 @@ ROLE_WORDS = {
     "meld2": Words("副露2", "meld 2"),
     "meld3": Words("副露3", "meld 3"),
     "meld4": Words("副露4", "meld 4"),
-    "indicator": Words("混指示牌", "混 indicator"),
+    "indicator": Words("混指示牌", "wild-tile indicator"),
     "other": Words("不在手里", "not in the hand"),
     "delete": Words("不是牌", "not a tile"),
 }

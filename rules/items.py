@@ -42,7 +42,7 @@ def winner_is_dealer(c: Ctx) -> int:
         "闭门",
         "closed",
         "赢家没有吃、碰、明杠（点炮七对除外）",
-        "the winner has no 吃/碰/明杠 (not 七对 on a discard)",
+        "the winner has no chow, pong or exposed kong (not seven pairs on a discard)",
     ),
 )
 def winner_closed_ly(c: Ctx) -> int:
@@ -127,7 +127,12 @@ def winner_concealed_kongs(c: Ctx) -> int:
 
 @winner_rule(
     "dageda",
-    Label("大哥大", "dragon triplet", "每副中、发、白的横（不用混）", "one per natural 中/发/白 triplet"),
+    Label(
+        "大哥大",
+        "dragon triplet",
+        "每副中、发、白的横（不用混）",
+        "one per natural triplet of Red, Green or White",
+    ),
 )
 def winner_dragon_triplets(c: Ctx) -> int:
     """大哥大: natural 中/发/白 横 in the reading (option: one natural tile is enough)."""
@@ -136,7 +141,9 @@ def winner_dragon_triplets(c: Ctx) -> int:
     return c.reading.natural_dragon_triplets
 
 
-@winner_rule("jiqiang", Label("鸡枪", "jiqiang tiles", "每张鸡枪牌一番", "one per 鸡枪 tile in the hand"))
+@winner_rule(
+    "jiqiang", Label("鸡枪", "jiqiang tiles", "每张鸡枪牌一番", "one per jiqiang (鸡枪) tile in the hand")
+)
 def winner_jiqiang(c: Ctx) -> int:
     return c.facts.count_natural(set(c.facts.jiqiang), c.hand.winner_tiles)
 
@@ -152,7 +159,7 @@ def sancha(c: Ctx) -> int:
         "四叉",
         "four triplets",
         "四副不用混的横（在三叉上再加一番）",
-        "four natural triplets: one more on top of 三叉",
+        "four natural triplets: one more on top of three triplets",
     ),
 )
 def sicha(c: Ctx) -> int:
@@ -178,13 +185,16 @@ def _no_hun(c: Ctx) -> int:
 
 
 suhu = ItemRule(
-    "suhu", WINNER, _no_hun, Label("素胡", "no 混", "手里没有混", "no 混 tile anywhere in the winning hand")
+    "suhu",
+    WINNER,
+    _no_hun,
+    Label("素胡", "no wild tile", "手里没有混", "no wild tile (混) anywhere in the winning hand"),
 )
 qionghu = ItemRule(
     "qionghu",
     WINNER,
     _no_hun,
-    Label("穷胡", "no 混", "手里没有混", "no 混 tile anywhere in the winning hand"),
+    Label("穷胡", "no wild tile", "手里没有混", "no wild tile (混) anywhere in the winning hand"),
 )
 
 
@@ -221,7 +231,9 @@ def dihu(c: Ctx) -> int:
     return int(c.hand.win.first_draw and c.hand.winner != c.hand.dealer)
 
 
-@winner_rule("bao", Label("宝", "bao as 番", "宝按番算（1/3/4番）", "宝 counted as 番 (1/3/4)"))
+@winner_rule(
+    "bao", Label("宝", "bonus as fan", "宝按番算（1/3/4番）", "the bonus tile (宝) counted as fan (1/3/4)")
+)
 def bao_as_fan(c: Ctx) -> int:
     """宝 as 番 (option bao_mode=fan): 1 宝 = 1, 2 = 3, 3 = 4."""
     if c.opt.get("bao_mode") != "fan":
@@ -343,7 +355,9 @@ def loser_is_dealer(f: HandFacts, seat: str) -> int:
     return int(seat == f.hand.dealer)
 
 
-@loser_rule("bimen", Label("闭门", "closed", "输家没有吃、碰、明杠", "the loser has no 吃/碰/明杠"))
+@loser_rule(
+    "bimen", Label("闭门", "closed", "输家没有吃、碰、明杠", "the loser has no chow, pong or exposed kong")
+)
 def loser_closed(f: HandFacts, seat: str) -> int:
     return int(f.closed(seat))
 
@@ -443,7 +457,8 @@ def anshan_payer(f: HandFacts, seat: str) -> int:
 
 
 @loser_rule(
-    "dealer", Label("庄", "dealer", "庄家点炮再加一番", "the dealer pays one more when he is a 点炮 payer")
+    "dealer",
+    Label("庄", "dealer", "庄家点炮再加一番", "the dealer pays one more when he discarded the winning tile"),
 )
 def anshan_dealer_payer(f: HandFacts, seat: str) -> int:
     if seat != f.hand.dealer:

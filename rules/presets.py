@@ -66,7 +66,7 @@ _SHARED_LIAOYANG_OPTIONS = {
     "qidui_requires_suits_yaojiu": _flag(
         Label(
             "七对要三门齐和幺九",
-            "七对 needs all suits and 幺九",
+            "seven pairs (七对) need all suits and a 1, 9 or honour",
             "沈阳的读法",
             "the Shenyang reading ([Amb-9])",
         )
@@ -74,9 +74,9 @@ _SHARED_LIAOYANG_OPTIONS = {
     "hun_counts_for_zhang_dageda": _flag(
         Label(
             "掌和大哥大可以用混",
-            "混 counts for 掌/大哥大",
+            "wild tile counts for palm and dragon triplets (掌/大哥大)",
             "有一张真牌即可算掌、大哥大",
-            "one natural tile is enough for 掌 and 大哥大 ([Amb-30])",
+            "one natural tile is enough for them ([Amb-30])",
         )
     ),
 }
@@ -86,22 +86,29 @@ _LIAOYANG_OPTIONS = {
         ("table", "prose"),
         Label("番数读法", "fan values", "按番数表还是按正文", "the fan table or the prose ([Amb-11])"),
         {
-            "table": Label("番数表", "table", "暗杠2、飘胡2、七小对2", "暗杠 2, 飘胡 2, 七小对 2"),
-            "prose": Label("正文", "prose", "暗杠1、飘胡1、七小对1", "暗杠 1, 飘胡 1, 七小对 1"),
+            "table": Label(
+                "番数表", "table", "暗杠2、飘胡2、七小对2", "hidden kong 2, all triplets 2, seven pairs 2"
+            ),
+            "prose": Label(
+                "正文", "prose", "暗杠1、飘胡1、七小对1", "hidden kong 1, all triplets 1, seven pairs 1"
+            ),
         },
     ),
     "bao_mode": Option(
         ("flat", "fan"),
         Label(
-            "宝的算法", "宝", "每家另付25/50/100分，或按番算", "flat 25/50/100 per loser, or as 番 ([Amb-11])"
+            "宝的算法",
+            "bonus tile (宝)",
+            "每家另付25/50/100分，或按番算",
+            "flat 25/50/100 per loser, or as fan ([Amb-11])",
         ),
-        {"flat": Label("另付分", "flat"), "fan": Label("算番", "as 番")},
+        {"flat": Label("另付分", "flat"), "fan": Label("算番", "as fan")},
     ),
     "sanjiabi_mode": Option(
         ("households", "losers"),
         Label(
             "三家闭怎么数",
-            "三家闭 counts",
+            "three closed (三家闭) counts",
             "算上赢家，还是只数三个输家",
             "with the winner, or the three losers ([Amb-14])",
         ),
@@ -111,7 +118,7 @@ _LIAOYANG_OPTIONS = {
         ("loser", "winner"),
         Label(
             "抢杠的番算谁的",
-            "抢杠 goes to",
+            "robbed kong (抢杠) fan goes to",
             "被抢的人，还是赢家",
             "the robbed player or the winner ([Amb-15])",
         ),
@@ -122,7 +129,7 @@ _LIAOYANG_OPTIONS = {
         ("shape", "single"),
         Label(
             "胡单张怎么算",
-            "胡单张",
+            "single wait (胡单张)",
             "只看牌型，还是还要只听这一张",
             "by shape, or also the winning tile was the only wait ([Amb-24])",
         ),
@@ -146,11 +153,13 @@ _LIAOYANG_FLAGS = {
     "after_kong": Label(
         "流泪", "after a kong", "点炮的人刚杠完打出", "the discard came right after the discarder's kong"
     ),
-    "first_draw": Label("地胡", "earthly win", "任何人吃碰杠之前胡", "won before anyone's 吃/碰/杠"),
+    "first_draw": Label(
+        "地胡", "earthly win", "任何人吃碰杠之前胡", "won before anyone's chow, pong or kong"
+    ),
 }
 
 _BAO = ExtraInput(
-    "bao_tile", "tile", Label("宝", "宝 tile", "胡后牌墙的下一张", "the next wall tile after the win")
+    "bao_tile", "tile", Label("宝", "bonus tile (宝)", "胡后牌墙的下一张", "the next wall tile after the win")
 )
 
 LIAOYANG = Preset(
@@ -228,13 +237,16 @@ LIAOYANG_ONLINE = Preset(
     winds="include_winds",
     options={
         "include_winds": _flag(
-            Label("有风牌", "with winds", "136张（有东南西北）", "136 tiles with 东南西北 ([Amb-1])"),
+            Label("有风牌", "with winds", "136张（有东南西北）", "136 tiles, with the winds ([Amb-1])"),
             default=True,
         ),
         **_SHARED_LIAOYANG_OPTIONS,
         "changmao_max": Option(
             words=Label(
-                "长毛上限", "长毛 cap", "长毛最多算几番（空=不限）", "the most 番 长毛 adds (empty: no cap)"
+                "长毛上限",
+                "draw bonus (长毛) cap",
+                "长毛最多算几番（空=不限）",
+                "the most fan the draws add (empty: no cap)",
             ),
             int_range=(0, 64),
             nullable=True,
@@ -242,17 +254,17 @@ LIAOYANG_ONLINE = Preset(
         "bao_paid_by_discarder": _flag(
             Label(
                 "宝也由点炮的人包",
-                "discarder pays 宝",
+                "discarder pays the bonus",
                 "点炮时三家的宝都由点炮者付",
-                "under 包三家 the discarder also pays 宝",
+                "when the discarder pays for all three (包三家), he pays their bonus too",
             )
         ),
         "requires_ke": _flag(
             Label(
                 "要有横",
-                "needs a 横",
+                "needs a triplet",
                 "和牌必须有横或中发白的将",
-                "a triplet or a 中/发/白 pair is required ([Amb-36])",
+                "a triplet or a pair of Red, Green or White is required ([Amb-36])",
             )
         ),
     },
@@ -278,7 +290,12 @@ LIAOYANG_ONLINE = Preset(
         ExtraInput(
             "room_multiplier",
             "int",
-            Label("房间倍数", "room multiplier", "底和宝都乘这个数", "底 and 宝 are multiplied by it"),
+            Label(
+                "房间倍数",
+                "room multiplier",
+                "底和宝都乘这个数",
+                "the base and the bonus are multiplied by it",
+            ),
             default=1,
             minimum=1,
             maximum=1_000_000,
@@ -342,26 +359,26 @@ ANSHAN = Preset(
                 "风牌顺序",
                 "wind cycle",
                 "混和暗枪里风牌的下一张",
-                "which wind follows which for 混 and 暗枪 ([Amb-B1])",
+                "which wind follows which for the wild tile and the hidden gun ([Amb-B1])",
             ),
             {
                 "东西南北": Label(
                     "东西南北",
                     "E→W→S→N",
                     "按鞍山规则的例子：东的下一张是西",
-                    "the seed's example: after 东 comes 西",
+                    "the seed's example: after East comes West",
                 ),
                 "东南西北": Label(
-                    "东南西北", "E→S→W→N", "按座位顺序：东的下一张是南", "seat order: after 东 comes 南"
+                    "东南西北", "E→S→W→N", "按座位顺序：东的下一张是南", "seat order: after East comes South"
                 ),
             },
         ),
         "mingqiang": _flag(
             Label(
                 "算明枪",
-                "明枪",
+                "open gun (明枪)",
                 "手里与混指示牌相同的牌算枪",
-                "tiles of the indicator's type count as 枪 ([Amb-B2])",
+                "tiles of the indicator's type count as guns ([Amb-B2])",
             ),
             default=True,
         ),
@@ -369,7 +386,7 @@ ANSHAN = Preset(
             ("tile", "triplet"),
             Label(
                 "上墙头",
-                "上墙头",
+                "win on the indicator (上墙头)",
                 "胡指示牌那种牌，或还要凑成刻",
                 "won on the indicator's type, or also a triplet ([Amb-B3])",
             ),
@@ -378,9 +395,9 @@ ANSHAN = Preset(
         "kong_counts_siguiyi": _flag(
             Label(
                 "杠也算四归一",
-                "kong is 四归一",
+                "a kong is four-of-one (四归一)",
                 "每个杠另加四归一一番",
-                "each kong also scores 四归一 ([Amb-B4])",
+                "each kong also scores four-of-one ([Amb-B4])",
             ),
             default=True,
         ),
@@ -390,16 +407,16 @@ ANSHAN = Preset(
                 "庄家输时加番",
                 "losing dealer",
                 "只在点炮时，还是总是",
-                "only as a 点炮 payer, or always ([Amb-B8])",
+                "only when he discarded the winning tile, or always ([Amb-B8])",
             ),
-            {"dianpao": Label("点炮时", "when 点炮"), "always": Label("总是", "always")},
+            {"dianpao": Label("点炮时", "on his discard"), "always": Label("总是", "always")},
         ),
         "fan_cap": Option(
             words=Label(
                 "番数上限",
                 "fan cap",
                 "每家最多付几番（空=不限）",
-                "the most 番 one payment counts (empty: no cap)",
+                "the most fan one payment counts (empty: no cap)",
             ),
             int_range=(0, 64),
             nullable=True,

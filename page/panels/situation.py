@@ -49,7 +49,7 @@ def core() -> None:
         )  # fmt: skip
     tile_input(
         "indicator",
-        Words("混指示牌（开局翻开的那张）", "混 indicator (turned up at the start)"),
+        Words("混指示牌（开局翻开的那张）", "wild-tile indicator (混, turned up at the start)"),
         inp.indicator,
     )
 
@@ -105,12 +105,14 @@ def more() -> None:
     if flags:
         with st.container(horizontal=True, key="flags"):
             for f in flags:
-                label = names.get(f) or Words("打过混", "discarded a 混")
+                label = names.get(f) or Words("打过混", "discarded a wild tile")
                 key = bind(f"flag_{f}", bool(inp.flags.get(f)))
                 help_ = (
                     win_flag_help(h.preset, f)
                     if f in names
-                    else Words("赢家这一局打出过混（不能胡）", "the winner discarded a 混 this hand")
+                    else Words(
+                        "赢家这一局打出过混（不能胡）", "the winner discarded a wild tile (混) this hand"
+                    )
                 )
                 st.checkbox(
                     tr(label), key=key, help=tr(help_) or None, on_change=run_from, args=(key, "set_flag", f)
@@ -135,7 +137,7 @@ def loser_melds(problems: tuple[Words, ...]) -> None:
     st.caption(
         tr(
             "输家的副露，写成 碰7p 吃345m 明杠9m；空着 = 闭门。",
-            "Losers' open melds, like 碰7p 吃345m 明杠9m; empty = closed (闭门).",
+            "Losers' open melds, like pong 7p, chow 345m, kong 9m; empty = closed.",
         )
     )
     for seat in SEATS:

@@ -216,7 +216,7 @@ def meld_kinds() -> None:
             args=(key, "set_meld_kind", role),
         )
         if guess == "concealed_kong" and all(f == "back" for f in members):
-            st.caption(tr(f"暗杠{k}是哪张牌？", f"Which tile is 暗杠 {k}?"))
+            st.caption(tr(f"暗杠{k}是哪张牌？", f"Which tile is hidden kong {k}?"))
             tile_keys(
                 f"kong{k}",
                 photo.kong_faces.get(role),
@@ -266,13 +266,13 @@ def type_tiles() -> None:
     st.caption(
         tr(
             "牌写成 123m 55p 789s 中中中（m 万、p 饼、s 条；东南西北中发白）。副露：碰7p 吃345m 暗杠中。",
-            "Write tiles like 123m 55p 789s CCC (m wan, p dots, s bamboo; E S W N, C F P for 中发白). Melds: 碰7p 吃345m 暗杠C.",
+            "Write tiles like 123m 55p 789s CCC (m wan, p dots, s bamboo; E S W N; C F P for Red, Green, White). Melds: pong 7p, chow 345m, concealed_kong C.",
         )
     )
     with st.form(f"type_{h.id[:8]}", border=False):
         conc = st.text_input(tr("手里立着的牌（包括胡的那张）", "Standing tiles, incl. the winning tile"))
         win = st.text_input(tr("胡的那张", "The tile you won on"), max_chars=4)
-        melds = st.text_input(tr("赢家的副露（没有就空着）", "Your melds (吃/碰/杠), empty if none"))
+        melds = st.text_input(tr("赢家的副露（没有就空着）", "Your melds (chow, pong, kong), empty if none"))
         if st.form_submit_button(tr("用这些牌", "Use these tiles")):
             if not hand_sync.apply(
                 st.session_state, st.session_state.get(STORE), ticket(), "type_hand", conc, win, melds

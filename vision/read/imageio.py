@@ -25,6 +25,8 @@ from typing import NamedTuple
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from rules.words import Words
+
 #: Largest accepted image, in pixels (a 48 MP phone photo passes; bombs do not).
 MAX_PIXELS = 50_000_000
 
@@ -33,6 +35,7 @@ MAX_PIXELS = 50_000_000
 ACCEPTED_FORMATS = ("JPEG", "PNG", "WEBP", "HEIF", "BMP", "TIFF")
 #: How the accepted formats are named to people.
 ACCEPTED_WORDS = "JPEG, PNG, WebP, HEIC/HEIF, BMP or TIFF"
+ACCEPTED_WORDS_ZH = "JPEG、PNG、WebP、HEIC/HEIF、BMP 或 TIFF"
 
 #: Leading bytes of formats Pillow (or a plugin) could read but we refuse, to name them in the error.
 _REFUSED_MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -88,12 +91,26 @@ _never_run_ghostscript()
 
 
 class ImageLoadError(Exception):
-    """An image file could not be loaded; `str()` is one line naming the file and the reason."""
+    """An image file could not be loaded; `str()` is one line naming the file and the reason.
 
-    def __init__(self, path: str | Path, reason: str) -> None:
+    `words` is the reason in Chinese and English (the page speaks one language at a time; a Chinese
+    page must not quote "corrupt or truncated image data"); `reason` is its English, as logged."""
+
+    def __init__(self, path: str | Path, reason: str | Words) -> None:
         self.path = str(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        self.words = reason if isinstance(reason, Words) else Words(reason, reason)
+        self.reason = self.words.en
+        super().__init__(f"{self.path}: {self.reason}")
+
+
+def _not_accepted(name: str) -> Words:
+    return Words(
+        f"不收 {name} 格式（只收 {ACCEPTED_WORDS_ZH}）",
+        f"format {name} is not accepted (only {ACCEPTED_WORDS})",
+    )
+
+
+_EMPTY = Words("是空文件", "empty file")
 
 
 def _register_heif() -> None:
@@ -133,12 +150,15 @@ def refused_format(head: bytes) -> str | None:
     return None
 
 
-def _unsupported(head: bytes) -> str:
+def _unsupported(head: bytes) -> Words:
     """The one-line reason for a file no accepted format recognised."""
     named = refused_format(head)
     if named:
-        return f"format {named} is not accepted (only {ACCEPTED_WORDS})"
-    return f"not an image (unrecognised or unsupported format; only {ACCEPTED_WORDS})"
+        return _not_accepted(named)
+    return Words(
+        f"不是图片（认不出或不支持的格式；只收 {ACCEPTED_WORDS_ZH}）",
+        f"not an image (unrecognised or unsupported format; only {ACCEPTED_WORDS})",
+    )
 
 
 def open_image(
@@ -153,23 +173,25 @@ def open_image(
     if isinstance(source, bytes):
         label = name or "<bytes>"
         if not source:
-            raise ImageLoadError(label, "empty file")
+            raise ImageLoadError(label, _EMPTY)
         fp: io.BytesIO | Path = io.BytesIO(source)
         head = source[:16]
     else:
         path = Path(source)
         label = name or str(path)
         if not path.exists():
-            raise ImageLoadError(label, "no such file")
+            raise ImageLoadError(label, Words("没有这个文件", "no such file"))
         if path.is_dir():
-            raise ImageLoadError(label, "is a directory, not an image file")
+            raise ImageLoadError(label, Words("是文件夹，不是图片文件", "is a directory, not an image file"))
         if path.stat().st_size == 0:
-            raise ImageLoadError(label, "empty file")
+            raise ImageLoadError(label, _EMPTY)
         try:
             with path.open("rb") as f:
                 head = f.read(16)
         except OSError as exc:
-            raise ImageLoadError(label, f"cannot read file ({exc.strerror or exc})") from exc
+            raise ImageLoadError(
+                label, Words("文件读不出来", f"cannot read file ({exc.strerror or exc})")
+            ) from exc
         fp = path
     _register_heif()
     try:
@@ -178,23 +200,32 @@ def open_image(
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             im = _pil_open()(fp, formats=ACCEPTED_FORMATS)
     except Image.DecompressionBombError as exc:
-        raise ImageLoadError(label, f"image too large (over {max_pixels / 1e6:.0f} MP)") from exc
+        raise ImageLoadError(
+            label,
+            Words(
+                f"图片太大（超过 {max_pixels / 1e6:.0f} 百万像素）",
+                f"image too large (over {max_pixels / 1e6:.0f} MP)",
+            ),
+        ) from exc
     except UnidentifiedImageError as exc:
         raise ImageLoadError(label, _unsupported(head)) from exc
     except OSError as exc:
-        raise ImageLoadError(label, f"cannot read file ({exc})") from exc
+        raise ImageLoadError(label, Words("文件读不出来", f"cannot read file ({exc})")) from exc
     if im.format not in ACCEPTED_FORMATS and im.format != "MPO":
         im.close()  # a plugin registered later under an accepted id must not widen the list
-        raise ImageLoadError(label, f"format {im.format} is not accepted (only {ACCEPTED_WORDS})")
+        raise ImageLoadError(label, _not_accepted(str(im.format)))
     width, height = im.size
     if width <= 0 or height <= 0:
         im.close()
-        raise ImageLoadError(label, "image has no pixels")
+        raise ImageLoadError(label, Words("图片里没有像素", "image has no pixels"))
     if width * height > max_pixels:
         im.close()
         raise ImageLoadError(
             label,
-            f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP, limit {max_pixels / 1e6:.0f} MP",
+            Words(
+                f"图片太大：{width}x{height} = {width * height / 1e6:.1f} 百万像素，上限 {max_pixels / 1e6:.0f} 百万像素",
+                f"image too large: {width}x{height} = {width * height / 1e6:.1f} MP, limit {max_pixels / 1e6:.0f} MP",
+            ),
         )
     return im
 
@@ -392,13 +423,18 @@ def _decode(
                     target[y : y + band.shape[0]] = band[..., None] if band.ndim == 2 else band
             except ValueError as exc:
                 if str(exc).startswith("unsupported colour mode"):
-                    raise ImageLoadError(label, str(exc)) from exc
+                    mode = str(exc).removeprefix("unsupported colour mode").strip()
+                    raise ImageLoadError(label, Words(f"不支持的颜色模式 {mode}", str(exc))) from exc
                 raise
     except ImageLoadError:
         raise
     except (OSError, ValueError, SyntaxError) as exc:
-        raise ImageLoadError(label, f"corrupt or truncated image data ({exc})") from exc
+        raise ImageLoadError(
+            label, Words("图像数据损坏或不完整", f"corrupt or truncated image data ({exc})")
+        ) from exc
     except MemoryError as exc:
-        raise ImageLoadError(label, "not enough memory to decode image") from exc
+        raise ImageLoadError(
+            label, Words("内存不够，解不开这张图片", "not enough memory to decode image")
+        ) from exc
     size = (full_height, full_width) if sideways else (full_width, full_height)
     return ReducedImage(out, full_width / width, size)
