@@ -5,8 +5,8 @@
 Paths (model loading excluded, except for the CLI as a process, which is timed as called):
 - the page: upload bytes -> boxes, through page.photo_state as the page calls it (read_photo with the
   model's Detector), and its stages: reduced decode (decode_upload), the phone's picture
-  (shown_picture), reading and layout (detect_into), and the full-size pixels the panels keep
-  (`Photo.rgb`, decoded once, after the boxes);
+  (shown_picture), reading and layout (detect_into), and the wait, after the boxes, for the
+  full-size pixels the panels keep (`Photo.rgb`, decoded once in the background meanwhile);
 - the CLI in process (`vision.__main__.main(["detect", "--json", file])`, stdout captured) and as
   a process (`python3 -m vision detect --json FILE`: interpreter, imports and model load included),
   plus the per-photo cost inside one process given all files;
@@ -64,6 +64,7 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     t = time.perf_counter()
     pixels = decode_upload(blob, "p.jpg")
     out["page: reduced decode"] = time.perf_counter() - t
+    pixels.prefetch()
     photo = Photo(photo_key(blob), "p.jpg")
     t = time.perf_counter()
     photo.display, photo.display_scale = shown_picture(pixels)
@@ -73,7 +74,7 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     out["page: read + layout"] = time.perf_counter() - t
     t = time.perf_counter()
     photo.rgb = pixels.full()
-    out["page: full-size pixels (Photo.rgb)"] = time.perf_counter() - t
+    out["page: full-size pixels (Photo.rgb), waited for after the boxes"] = time.perf_counter() - t
     out["page: upload -> boxes"] = sum(
         out[k] for k in ("page: reduced decode", "page: phone's picture", "page: read + layout")
     )
@@ -87,17 +88,23 @@ def cli_in_process(f: Path) -> None:
             raise RuntimeError(f"vision detect failed on {f}")
 
 
-def cli_process(files: list[Path]) -> float:
-    """Wall seconds of one `python3 -m vision detect --json FILES...` process, as a person runs it."""
+def cli_process(files: list[Path]) -> tuple[float, list[float]]:
+    """One `python3 -m vision detect --json FILES...` process, as a person runs it: seconds to its
+    first photo's line (interpreter, imports, model load, first read) and the gaps between the
+    following lines (each further photo; the CLI flushes a line per photo)."""
     t = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "vision", "detect", "--json", *map(str, files)],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - t
+    cmd = [sys.executable, "-m", "vision", "detect", "--json", *map(str, files)]
+    stamps = []
+    with subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
+        for _ in proc.stdout:
+            stamps.append(time.perf_counter())
+    if proc.returncode != 0 or len(stamps) != len(files):
+        raise RuntimeError(
+            f"vision detect exited {proc.returncode} after {len(stamps)} of {len(files)} photos"
+        )
+    return stamps[0] - t, [b - a for a, b in zip(stamps[:-1], stamps[1:], strict=True)]
 
 
 def peer() -> Callable[[Path], object] | None:
@@ -148,11 +155,10 @@ def main() -> int:
                 for name, s in page_stages(blob, detector).items():
                     times.setdefault(name, []).append(s)
         if not args.no_subprocess:
-            one = [cli_process(files[:1]) for _ in range(args.rounds)]
-            every = [cli_process(files) for _ in range(args.rounds)]
-            times["CLI process, 1 photo (start + load + read)"] = one
-            per = [(e - statistics.median(one)) / (len(files) - 1) for e in every]
-            times["CLI process, per further photo"] = per
+            for _ in range(args.rounds):
+                first, gaps = cli_process(files)
+                times.setdefault("CLI process: start + load + first photo", []).append(first)
+                times.setdefault("CLI process: each further photo", []).extend(gaps)
 
     med = {k: statistics.median(v) for k, v in times.items()}
     peer_key = "peer: mahjong-detector detect_tiles(path)"

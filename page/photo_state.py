@@ -177,14 +177,16 @@ def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
     The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
     that, and it is the picture the phone shows. A reader that takes decoded pixels (the model's
     own, `Detector.takes_pixels`) cuts the faces from the full-size photo only where the boxes are
-    and only when the tiles are small; the full-size pixels are decoded at most once per upload
-    and shared by those faces and `Photo.rgb` (what the page's panels crop and save)."""
+    and only when the tiles are small; the full-size pixels are decoded once per upload, in the
+    background while the detector runs, and shared by those faces and `Photo.rgb` (what the
+    page's panels show in the tile strip, measure taps with and save)."""
     photo = Photo(photo_key(data), name)
     try:
         pixels = decode_upload(data, name)
     except Exception as exc:  # noqa: BLE001 - every decoding failure is a refusal in words
         photo.error = _refusal(exc)
         return photo
+    pixels.prefetch()  # the panels need the full-size pixels: decoded beside the detector, once
     photo.display, photo.display_scale = shown_picture(pixels)
     detect_into(photo, detector, pixels)
     try:

@@ -13,6 +13,7 @@ architectures); it has no alternatives.
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -207,6 +208,10 @@ def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
 
 
+#: One background thread for full-size decodes started ahead of need (PhotoPixels.prefetch).
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="full-decode")
+
+
 class PhotoPixels:
     """A photo as the reader reads it: decoded once at reduced size (what the detector reads and what
     a page can show), plus where the classifier's crops are cut: from it, or from the full-size
@@ -228,6 +233,7 @@ class PhotoPixels:
         self.size = size or (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
         self.min_side = min_side  # the long side the reduced decode was asked to keep
         self._full: np.ndarray | None = rgb if scale == 1.0 else None
+        self._pending: Future | None = None
 
     @classmethod
     def decode(
@@ -242,12 +248,22 @@ class PhotoPixels:
         reduced = decode_reduced(src, min_side, name=name)
         return cls(reduced.rgb, reduced.scale, src, reduced.size, min_side)
 
+    def prefetch(self) -> None:
+        """Start the full-size decode in the background, for a caller that will need the full-size
+        pixels anyway (the page keeps them): libjpeg and numpy release the GIL, so the decode runs
+        beside the detector instead of after it. `full` then waits for that one decode."""
+        if self._full is None and self._pending is None and self.source is not None:
+            self._pending = _BACKGROUND.submit(load_image, self.source)
+
     def full(self) -> np.ndarray:
         """The full-size upright photo, decoded once (the reduced pixels when they are full size)."""
         if self._full is None:
-            if self.source is None:
+            if self._pending is not None:
+                self._full = self._pending.result()
+            elif self.source is None:
                 raise ValueError("no full-size source for these pixels")
-            self._full = load_image(self.source)
+            else:
+                self._full = load_image(self.source)
         return self._full
 
     def crops(self, boxes: np.ndarray) -> np.ndarray:
