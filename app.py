@@ -61,6 +61,7 @@ def main() -> None:
         st.markdown(f"### {tr('辽宁麻将计分', 'Liaoning mahjong scorer')}")
         st.toggle("English", key="lang_en")
     style()
+    src = photo_panel.photo_source()  # the upload box first: drawn before the model and the sample
     status = st.empty()
     status.caption(tr("正在加载认牌模型…", "Loading the tile reader…"))
     detector, note = get_detector()
@@ -95,7 +96,7 @@ def main() -> None:
     if ss.get("personal_model") and detector is not None:
         st.caption(tr("正在用你的牌识别", "Reading with your own model"))
 
-    photo_panel.photo_input(detector, store, deal, evening)
+    photo_panel.photo_input(src, detector, store, deal, evening)
     names = book_panel.names_of(ev)
     outcome = hand.evaluate(names)
     score_panel.card(outcome, book, ev, names)
@@ -110,24 +111,27 @@ def main() -> None:
         tr("新的一局", "New hand"), key="new_hand", on_click=ss.__setitem__, args=("new_hand_asked", True)
     )
     book_panel.panel(book, book_problem or problem, ev, standing)
-    with st.expander(tr("这一局的其他情况", "More about this hand")):
+    with st.expander(tr("这一局的其他情况", "More about this hand"), key="sec_more"):
         situation_panel.more()
-    with st.expander(tr("输家的副露", "Losers' melds"), expanded=bool(outcome.meld_problems)):
+    opens = bool(outcome.meld_problems)  # a keyed section stays as left; a new problem opens it anew
+    with st.expander(tr("输家的副露", "Losers' melds"), expanded=opens, key=f"sec_losers_{opens}"):
         situation_panel.loser_melds(outcome.meld_problems)
     if any(b.role.startswith("meld") for b in hand.photo.boxes):
         with st.expander(
             tr("赢家的副露", "The winner's melds"),
-            expanded=any(d.startswith("meld") for d in hand.photo.doubts),
+            expanded=(opens := any(d.startswith("meld") for d in hand.photo.doubts)),
+            key=f"sec_winner_melds_{opens}",
         ):
             tiles_panel.meld_kinds()
     score_panel.details(outcome)
-    with st.expander(tr("规则和选项", "Rules and options")):
+    with st.expander(tr("规则和选项", "Rules and options"), key="sec_rules"):
         situation_panel.rules_and_options()
-    with st.expander(tr("加一张没认出的牌", "Add a missed tile")):
+    with st.expander(tr("加一张没认出的牌", "Add a missed tile"), key="sec_add"):
         tiles_panel.add_tile()
-    with st.expander(tr("直接输入牌", "Type the tiles instead"), expanded=not hand.photo.boxes):
+    opens = not hand.photo.boxes
+    with st.expander(tr("直接输入牌", "Type the tiles instead"), expanded=opens, key=f"sec_type_{opens}"):
         tiles_panel.type_tiles()
-    with st.expander(tr("保存用于训练", "Save for training")):
+    with st.expander(tr("保存用于训练", "Save for training"), key="sec_save"):
         training_panel.save_for_training()
     training_panel.learn_my_tiles()
     hand_sync.flush(ss, store)

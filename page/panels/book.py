@@ -79,7 +79,7 @@ def panel(book: Scorebook | None, book_problem: Words | None, ev, standing) -> N
         title += " · " + " · ".join(
             f"{tr(seat_words(s, short=True))}{standing.totals.get(s, 0):+d}" for s in SEATS
         )
-    with st.expander(plain(title), expanded=bool(ss.get(CONFIRM) or ss.get(UNDONE))):
+    with st.expander(plain(title), expanded=bool(ss.get(CONFIRM) or ss.get(UNDONE)), key="sec_book"):
         _names(book, ev)
         if ev is None:
             st.caption(

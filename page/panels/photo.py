@@ -15,6 +15,7 @@ from page.annotate import display_scale, draw_marks, marks_for, shrink
 from page.detector_loader import Detector
 from page.hand_session import HandSession
 from page.names import tiles_words
+from page.panels import camera
 from page.panels.common import hand, lang, run, say, ticket, tr
 from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
 from page.situation import WinnerTiles
@@ -36,25 +37,37 @@ def sample_hand(detector: Detector | None) -> HandSession:
     return s
 
 
-def photo_input(
-    detector: Detector | None, store, dealer: tuple[str | None, int], evening: int | None
-) -> None:
-    """Upload / camera. A new photo replaces the hand (every input of the last one goes); a file that
-    is not a photo is refused with one sentence and the current hand stays as it was."""
-    ss = st.session_state
-    h = hand()
+UPLOAD_GEN = "upload_gen"  # the upload box's generation: a new one is an empty box
+
+
+def photo_source():
+    """The upload box and the camera, drawn first of all (before the model loads and the sample is
+    scored: the first screen is there at once); the file or picture taken, else None. Its widget
+    key changes once a file was used or refused, so no chip of an old file stays in the box."""
+    gen = st.session_state.get(UPLOAD_GEN, 0)
     up = st.file_uploader(
         tr("拍照或选一张胡牌的照片", "Photo of the winning hand"),
         type=UPLOAD_TYPES,
-        key=f"upload_{h.id[:8]}",
+        key=f"upload_{gen}",
         label_visibility="collapsed",
     )
-    cam = None
     if st.toggle(tr("用相机拍", "Use the camera"), key="use_camera"):
-        cam = st.camera_input(
-            tr("拍下赢家的牌", "Take a photo of the winning hand"), key=f"camera_{h.id[:8]}"
-        )
-    src = up or cam
+        return up or camera.take(gen)
+    return up
+
+
+def _empty_box() -> None:
+    st.session_state[UPLOAD_GEN] = st.session_state.get(UPLOAD_GEN, 0) + 1
+
+
+def photo_input(
+    src, detector: Detector | None, store, dealer: tuple[str | None, int], evening: int | None
+) -> None:
+    """The photo taken (`photo_source`). A new photo replaces the hand (every input of the last one
+    goes); a file that is not a photo is refused with one sentence, its chip leaves the upload box
+    and the current hand stays as it was."""
+    ss = st.session_state
+    h = hand()
     if src is None:
         return
     data = src.getvalue()
@@ -66,12 +79,14 @@ def photo_input(
     if photo.error is not None and not photo.boxes:
         ss["refused_photo"] = key
         ss["photo_error"] = photo.error
-        return
+        _empty_box()
+        st.rerun()
     new = HandSession(h.preset, h.options)
     new.start_photo(photo, data, dealer=dealer[0], changmao=dealer[1], evening=evening)
     # the score box then asks for who won, how and the 混; refused (and said) when another phone
     # started another hand that this one has not shown yet
     hand_sync.replace_hand(ss, store, new)
+    _empty_box()
     st.rerun()
 
 
@@ -112,7 +127,7 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
             st.rerun()  # draw the photo and the strip again with the tapped tile picked
     st.caption(caption)
     if photo.model_reading:
-        with st.expander(tr("模型自己认的示例", "The detector's own reading of the sample")):
+        with st.expander(tr("模型自己认的示例", "The detector's own reading of the sample"), key="sec_model"):
             st.image(
                 draw_marks(photo.display, marks_for(photo.model_reading, lang=lang()), photo.display_scale),
                 caption=tr("模型认的：", "As read by the model: ")

@@ -162,7 +162,7 @@ def details(outcome: Outcome) -> None:
     """番 items (one line each), each 混, how each payment came about, the JSON."""
     result, hand_json = outcome.result, outcome.hand_json
     if result is not None and result.valid:
-        with st.expander(tr("番的明细", "Fan items"), expanded=False):
+        with st.expander(tr("番的明细", "Fan items"), key="sec_fan"):
             for r in fan_rows(result):
                 side = tr("赢家", "winner") if r.side == "winner" else tr(seat_words(r.side))
                 name = (
@@ -181,7 +181,9 @@ def details(outcome: Outcome) -> None:
                     "The winner's items count in every loser's payment; a loser's own items only in his.",
                 )
             )
-        with st.expander(tr("混和每份怎么算的", "The wild tile (混) and how each share was worked out")):
+        with st.expander(
+            tr("混和每份怎么算的", "The wild tile (混) and how each share was worked out"), key="sec_hun"
+        ):
             lines = hun_lines(result)
             for w in lines:
                 st.markdown(plain(tr(w)))
@@ -195,7 +197,8 @@ def details(outcome: Outcome) -> None:
                     st.markdown(plain(f"{tr(seat_words(p.seat))}: {tr(p.how)}"))
     if hand_json is not None:
         with st.expander(
-            tr("复制牌局 JSON（分享或报错用）", "Copy as hand JSON (for sharing or a bug report)")
+            tr("复制牌局 JSON（分享或报错用）", "Copy as hand JSON (for sharing or a bug report)"),
+            key="sec_json",
         ):
             st.code(json.dumps(hand_json, ensure_ascii=False, indent=1), language="json")
             doc = {"hand": hand_json, "result": result.to_dict() if result is not None else None}

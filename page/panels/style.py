@@ -29,6 +29,7 @@ _TARGETS = ", ".join(
         'input:not([type="checkbox"]):not([type="file"])',  # text and number fields
         '[data-testid="stNumberInput"] button',  # − and +
         '[data-testid="stMainMenuButton"]',
+        '[data-testid="stCameraInputButton"]',  # Take Photo / Clear photo
     )
 )
 
@@ -79,8 +80,8 @@ button[aria-label^="Help for"] {{
 
 def uploader_words_zh(limit_mb: int) -> str:
     """Streamlit draws its uploader's and camera's own words in English ("Upload", "200MB per file",
-    "Take Photo"); in Chinese mode they are replaced by CSS (Streamlit has no setting for them), with
-    the real size limit."""
+    "Take Photo", "This app would like to use your camera."); in Chinese mode they are replaced by
+    CSS (Streamlit has no setting for them), with the real size limit."""
     return f"""
 <style>
 [data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"] p {{font-size: 0;}}
@@ -89,6 +90,11 @@ def uploader_words_zh(limit_mb: int) -> str:
 [data-testid="stFileUploaderDropzoneInstructions"] span {{font-size: 0;}}
 [data-testid="stFileUploaderDropzoneInstructions"] span::after {{
   content: "拍照或选一张照片，最大 {limit_mb}MB"; font-size: 14px;}}
+[data-testid="stCameraInputButton"] {{font-size: 0 !important;}}
+[data-testid="stCameraInputButton"]::after {{content: "拍照 / 重拍"; font-size: 15px;}}
+[data-testid="stCameraInputWebcamComponent"] p {{font-size: 0;}}
+[data-testid="stCameraInputWebcamComponent"] p::after {{
+  content: "这个页面要用相机：请在浏览器里允许。"; font-size: 14px;}}
 </style>
 """
 

@@ -122,7 +122,7 @@ def learn_my_tiles() -> None:
     labelled = labelled_dir()
     have, need = learn.saved_photos(labelled), learn.min_photos()
     run = ss.get("learn_run")
-    with st.expander(tr("学习我的牌", "Learn my tiles")):
+    with st.expander(tr("学习我的牌", "Learn my tiles"), key="sec_learn"):
         if ss.get("personal_model"):
             st.success(tr("正在用你的牌识别（个人模型）。", "Reading with your own model."))
             if st.button(tr("换回原来的模型", "Switch back to the shipped model"), key="personal_off"):

@@ -84,13 +84,13 @@ def serve(extra_env: dict, log: Path) -> Iterator[str]:
     """`streamlit run app.py` with the fake reader and these files; yields its URL. Its output goes
     to `log` (a file: a pipe nobody reads would stop the server once it filled)."""
     port = free_port()
-    env = dict(
-        os.environ,
-        MAHJONG_DETECTOR="tests.fake_reader:fake_detect",
-        PYTHONPATH=str(ROOT),
-        YOLO_OFFLINE="1",
-        **extra_env,
-    )
+    env = {
+        **os.environ,
+        "MAHJONG_DETECTOR": "tests.fake_reader:fake_detect",
+        "PYTHONPATH": str(ROOT),
+        "YOLO_OFFLINE": "1",
+        **extra_env,  # may name another reader (tests.slow_reader)
+    }
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",

@@ -327,7 +327,7 @@ def _png_header(width: int, height: int) -> bytes:
     ("name", "data", "message"),
     [
         ("notes.jpg", b"this is not an image at all", "这个文件不能当照片用"),
-        ("huge.png", _png_header(10_000, 6_000), "too large"),
+        ("huge.png", _png_header(10_000, 6_000), "图片太大"),
         ("empty.png", b"", "这个文件不能当照片用"),
     ],
     ids=["not-an-image", "60MP", "empty"],
