@@ -82,7 +82,7 @@ def _hand_widget(driver, name: str):
         lambda d: d.execute_script(
             "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].find(e => "
             "!e.closest('[data-stale=\"true\"]') && "
-            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}e\\d+_" + name + "$/.test(c)))"
+            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}l\\d+e\\d+_" + name + "$/.test(c)))"
         )
     )
 
