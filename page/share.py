@@ -32,6 +32,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from page.words import no_bidi
 from rules.hand import SEATS
 from rules.names import KIND_ZH, SEAT_ZH, WIN_BY_ZH, tile_name
 from rules.presets import PRESETS
@@ -79,7 +80,7 @@ class PictureText:
 
     def seat(self, seat: str, names: Mapping[str, str] | None) -> str:
         base = SEAT_ZH.get(seat, seat) if self.cjk else seat
-        name = (names or {}).get(seat, "")
+        name = no_bidi(str((names or {}).get(seat, "")))  # a name never turns the line around
         if not name or name == SEAT_ZH.get(seat):
             return base
         return f"{base} {name}" if self.cjk or name.isascii() else base

@@ -308,3 +308,17 @@ def test_errors_keep_working_as_value_errors_for_old_callers():
         ScorebookError("x", kind="bad")
     sent = pickle.loads(pickle.dumps(ScorebookError(Words("磁盘满了", "disk full"), "disk_full")))
     assert sent.words == Words("磁盘满了", "disk full") and sent.kind == "disk_full"
+
+
+def test_an_io_error_on_a_nearly_full_disk_says_disk_full(tmp_path, monkeypatch):
+    """SQLite reports a WAL write that hit a full disk as "disk I/O error" (SQLITE_IOERR), not
+    SQLITE_FULL: with no space left on the file's disk it is said in the full-disk words."""
+    from page import scorebook as sbm
+
+    err = sqlite3.OperationalError("disk I/O error")
+    err.sqlite_errorcode = 778  # SQLITE_IOERR_WRITE
+    path = tmp_path / "book.sqlite"
+    assert sbm.fault_kind(err, path) == "other"  # plenty of space here: some other I/O fault
+    monkeypatch.setattr(sbm.shutil, "disk_usage", lambda p: type("U", (), {"free": 4096})())
+    assert sbm.fault_kind(err, path) == "disk_full"
+    assert "磁盘满了" in sbm.file_fault(err, path).words.zh

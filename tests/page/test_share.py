@@ -183,3 +183,9 @@ def test_the_picture_shows_the_whole_fan_line():
     parts = _wrap(d, line, font, 400)
     assert len(parts) > 1 and "".join(parts) == line  # nothing lost
     assert all(d.textlength(p, font=font) <= 400 for p in parts)
+
+
+def test_a_right_to_left_override_in_a_name_does_not_turn_the_line_around():
+    from page.share import PictureText
+
+    assert PictureText(cjk=True).seat("W", {"W": "小\u202e王"}) == "西家 小王"
