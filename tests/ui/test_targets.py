@@ -97,6 +97,11 @@ def open_every_section(driver) -> None:
 def english(driver) -> None:
     """Switch the page to English with its toggle, as a player would."""
     toggle = driver.find_element(By.CSS_SELECTOR, ".st-key-lang_en label")
+    settled(driver)  # a kept hand's open keyboard scrolls the page to it: the toggle is at the top
+    driver.execute_script(
+        "window.scrollTo(0, 0); document.querySelectorAll('*').forEach(e => { if (e.scrollTop) e.scrollTop = 0; })"
+    )
+    time.sleep(0.3)
     toggle.click()
     wait_text(driver, "Who won")
     settled(driver)
