@@ -9,6 +9,7 @@ fix moves on to the next tile still in doubt. These are decisions worth a test, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from page.box import Box
@@ -79,10 +80,12 @@ def strip_order(boxes: Sequence[Box]) -> list[int]:
     return sorted(range(len(boxes)), key=key)
 
 
-def box_at(boxes: Sequence[Box], x: float, y: float) -> int | None:
+def box_at(boxes: Sequence[Box], x: float, y: float, reach: float = 0.0) -> int | None:
     """The tile under a tap at photo pixel (x, y): the smallest box containing it (boxes may overlap
     where tiles touch), else the nearest box centre within one box size (a finger is wider than the
-    gap between two tiles); None when the tap is nowhere near a tile."""
+    gap between two tiles) or within half of `reach` (photo pixels: the smallest tap area a thumb
+    can hit, as drawn — a tile 26 px high on the phone is still tapped 22 px from its centre); None
+    when the tap is nowhere near a tile."""
     inside = [
         (abs((b.xyxy[2] - b.xyxy[0]) * (b.xyxy[3] - b.xyxy[1])), i)
         for i, b in enumerate(boxes)
@@ -90,13 +93,14 @@ def box_at(boxes: Sequence[Box], x: float, y: float) -> int | None:
     ]
     if inside:
         return min(inside)[1]
-    best: tuple[float, int] | None = None
+    best: tuple[float, float, int] | None = None
     for i, b in enumerate(boxes):
         if b.xyxy is None:
             continue
         x1, y1, x2, y2 = b.xyxy
-        w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
-        d = max(abs(x - (x1 + x2) / 2) / w, abs(y - (y1 + y2) / 2) / h)
-        if d <= 1.0 and (best is None or d < best[0]):
-            best = (d, i)
-    return None if best is None else best[1]
+        w, h = max(x2 - x1, reach / 2, 1.0), max(y2 - y1, reach / 2, 1.0)
+        dx, dy = abs(x - (x1 + x2) / 2) / w, abs(y - (y1 + y2) / 2) / h
+        near = (max(dx, dy), math.hypot(dx, dy), i)  # ties (a tap above two tiles): the closer centre
+        if near[0] <= 1.0 and (best is None or near < best):
+            best = near
+    return None if best is None else best[2]

@@ -17,6 +17,7 @@ from page.hand_session import HandSession
 from page.names import tiles_words
 from page.panels import camera
 from page.panels.common import hand, lang, run, say, ticket, tr
+from page.panels.style import TARGET_PX
 from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
 from page.situation import WinnerTiles
 from page.words import Words, plain
@@ -121,7 +122,8 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
     if not shown:
         st.image(drawn, width="stretch")
     elif tapped is not None:
-        i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h)
+        drawn_w = tapped[2] if len(tapped) > 2 and tapped[2] > 0 else w  # CSS px of the picture
+        i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h, reach=TARGET_PX * w / drawn_w)
         if i is not None and i != photo.picked:
             run(ticket(), "pick", i)
             st.rerun()  # draw the photo and the strip again with the tapped tile picked
@@ -144,7 +146,7 @@ export default function(component) {
   img.alt = data.alt;
   img.onclick = (e) => {
     const r = img.getBoundingClientRect();
-    setTriggerValue("tap", [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height]);
+    setTriggerValue("tap", [(e.clientX - r.left) / r.width, (e.clientY - r.top) / r.height, r.width]);
   };
 }
 """
@@ -164,9 +166,10 @@ def _tap_component():
     )
 
 
-def photo_with_taps(drawn, prefix: str) -> tuple[bool, tuple[float, float] | None]:
-    """Show the drawn photo as a tappable picture: (shown, the tap as (x, y) in 0..1 of the photo on
-    the run it happened, else None). Not shown where v2 components are missing: use st.image."""
+def photo_with_taps(drawn, prefix: str) -> tuple[bool, tuple[float, ...] | None]:
+    """Show the drawn photo as a tappable picture: (shown, the tap as (x, y) in 0..1 of the photo and
+    the picture's drawn width in CSS px, on the run it happened, else None). Not shown where v2
+    components are missing: use st.image."""
     tap = _tap_component()
     if tap is None:
         return False, None
@@ -177,6 +180,6 @@ def photo_with_taps(drawn, prefix: str) -> tuple[bool, tuple[float, float] | Non
         data={"src": src, "alt": tr("照片", "photo")}, key=f"tap_{prefix}", on_tap_change=lambda: None
     )
     where = getattr(result, "tap", None)
-    if isinstance(where, (list, tuple)) and len(where) == 2:
-        return True, (float(where[0]), float(where[1]))
+    if isinstance(where, (list, tuple)) and len(where) in (2, 3):
+        return True, tuple(float(v) for v in where)
     return True, None
