@@ -279,13 +279,15 @@ def _draw_chart(
         d.line(pts, fill=SEAT_COLOURS[s], width=LINE_W, joint="curve")
         for x, y in pts[1:]:
             d.ellipse((x - 5, y - 5, x + 5, y + 5), fill=SEAT_COLOURS[s])
+    said: list[tuple[float, float]] = []  # where a 连 is written: the next one must not sit on it
     for number in series.kept:  # 连庄: a big dot on the dealer's line, 连 above it
         i = series.numbers.index(number)
         s = series.dealers[i]
         x, y = f.x(i + 1), f.y(series.totals[s][i]) + lifts[s][i + 1]
         d.ellipse((x - 11, y - 11, x + 11, y + 11), fill=SEAT_COLOURS[s], outline=BG, width=3)
-        if not en:
+        if not en and all(abs(x - x0) >= TICK_PX + 4 or abs(y - y0) >= TICK_PX + 4 for x0, y0 in said):
             d.text((x, y - 14), "连", font=tick_f, fill=SEAT_COLOURS[s], anchor="md")
+            said.append((x, y))
     _end_labels(d, f, series, labels, label_f)
     legend = "grey band: draw · big dot: dealer kept the deal" if en else "灰底“荒”：黄庄 · 大圆点“连”：连庄"
     d.text((MARGIN, top + CHART_H - 36), _fit(d, legend, tick_f, WIDTH - 2 * MARGIN), font=tick_f, fill=GREY)
