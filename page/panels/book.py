@@ -9,6 +9,7 @@ from page import hand_sync
 from page.hand_session import HandSession
 from page.names import seat_words
 from page.panels.common import STORE, hand, say, tr
+from page.panels.evening import at_a_glance
 from page.scorebook import Scorebook, ScorebookError, Standing, default_path
 from page.words import Words, plain
 from rules.hand import SEATS
@@ -105,6 +106,7 @@ def panel(book: Scorebook | None, book_problem: Words | None, ev, standing) -> N
                 )
             )
         hist = book.history(ev.id)
+        at_a_glance(ev, hist)  # the running totals as a chart, 分享这一晚
         _actions(book, ev, hist)
         for h in reversed(hist[-10:]):
             who = tr("黄庄", "draw") if h.is_draw else tr(seat_words(h.winner))
