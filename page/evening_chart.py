@@ -95,6 +95,11 @@ def series_of(hands: Sequence[HandRecord]) -> EveningSeries:
 # ---------------------------------------------------------------------- words
 
 
+def signed(points: int) -> str:
+    """+600, -200, and 0 for even (not +0): how the book writes a total."""
+    return f"{points:+d}" if points else "0"
+
+
 def _clean(name: object) -> str:
     """A typed name safe to draw: no bidi controls (a U+202E would turn the line around), one line."""
     return " ".join(no_bidi(str(name or "")).split())
@@ -142,7 +147,7 @@ def evening_text(ev: Evening, hands: Sequence[HandRecord], lang: str = "zh") -> 
     lines = [_title(ev, len(hands), lang)]
     for s in SEATS:
         mark = (" (leads)" if en else "（领先）") if s in leaders else ""
-        lines.append(f"{seat_label(ev, s, lang)} {series.totals[s][last]:+d}{mark}")
+        lines.append(f"{seat_label(ev, s, lang)} {signed(series.totals[s][last])}{mark}")
     runs = _lead_runs(series)
     if runs:
         parts = []
@@ -254,7 +259,7 @@ def _draw_chart(
     en = lang == "en" or not cjk
     lo, hi, step = _y_range(series)
     grid = list(range(lo, hi + 1, step))
-    y_w = max(d.textlength(f"{v:+d}" if v else "0", font=tick_f) for v in grid)
+    y_w = max(d.textlength(signed(v), font=tick_f) for v in grid)
     n = len(series.numbers)
     f = _Frame(MARGIN + y_w + 12, WIDTH - MARGIN - LABEL_W, top + 44, top + CHART_H - 96, n, lo, hi)
     half = (f.right - f.left) / n / 2
@@ -268,7 +273,7 @@ def _draw_chart(
         d.line(
             (f.left, f.y(v), f.right, f.y(v)), fill=(90, 90, 90) if v == 0 else GRID, width=3 if v == 0 else 1
         )
-        d.text((f.left - 10, f.y(v)), f"{v:+d}" if v else "0", font=tick_f, fill=GREY, anchor="rm")
+        d.text((f.left - 10, f.y(v)), signed(v), font=tick_f, fill=GREY, anchor="rm")
     every = max(1, math.ceil(48 / (2 * half)))  # hand numbers at least 48 px apart
     for i in _ticks(n, every):
         d.text((f.x(i), f.bottom + 10), str(series.numbers[i - 1]), font=tick_f, fill=GREY, anchor="ma")
@@ -304,7 +309,7 @@ def _end_labels(
     for s, y_line, y in zip(order, wanted, placed, strict=True):
         x = f.right + 14
         d.line((f.right + 2, y_line, x - 2, y), fill=SEAT_COLOURS[s], width=2)
-        words = f"{labels[SEATS.index(s)]} {series.totals[s][last]:+d}"
+        words = f"{labels[SEATS.index(s)]} {signed(series.totals[s][last])}"
         d.text((x, y), _fit(d, words, font, WIDTH - MARGIN - x), font=font, fill=SEAT_COLOURS[s], anchor="lm")
 
 
@@ -373,9 +378,7 @@ def _evening_cached(
         )
         d.text((MARGIN + 36, y + 19), _fit(d, words, row_f, room), font=row_f, fill=INK, anchor="lm")
         colour = GREEN if total > 0 else RED if total < 0 else GREY
-        d.text(
-            (WIDTH - MARGIN, y + 19), f"{total:+d}" if total else "0", font=row_f, fill=colour, anchor="rm"
-        )
+        d.text((WIDTH - MARGIN, y + 19), signed(total), font=row_f, fill=colour, anchor="rm")
         if s in leaders:
             d.text((WIDTH - MARGIN - 130, y + 19), lead_word, font=row_f, fill=GREEN, anchor="rm")
         y += row_h
