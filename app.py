@@ -24,6 +24,7 @@ from page.hand_session import HandSession
 from page.hand_store import HandStore
 from page.panels import book as book_panel
 from page.panels import live as live_panel
+from page.panels import loser_melds as loser_melds_panel
 from page.panels import photo as photo_panel
 from page.panels import score as score_panel
 from page.panels import situation as situation_panel
@@ -115,7 +116,7 @@ def main() -> None:
         situation_panel.more()
     opens = bool(outcome.meld_problems)  # a keyed section stays as left; a new problem opens it anew
     with st.expander(tr("输家的副露", "Losers' melds"), expanded=opens, key=f"sec_losers_{opens}"):
-        situation_panel.loser_melds(outcome.meld_problems)
+        loser_melds_panel.panel(outcome.meld_problems)
     if any(b.role.startswith("meld") for b in hand.photo.boxes):
         with st.expander(
             tr("赢家的副露", "The winner's melds"),

@@ -30,16 +30,20 @@ from page.keyboard import next_to_check, strip_order
 from page.names import seat_words
 from page.photo_state import Photo, box_right_of, typed_hand
 from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
-from page.quick_entry import parse_melds
+from page.quick_entry import format_melds, parse_melds
 from page.roles import default_winning, meld_kind, winner_tiles_from_boxes
 from page.situation import CountCheck, Situation, WinnerTiles, build_hand, count_check
 from page.waiting import waiting_words
 from page.words import Words, no_bidi
+from rules import tiles as T
 from rules.hand import SEATS
+from rules.names import KIND_ZH
 from rules.presets import PRESETS
 from rules.result import ScoreResult
 
-__all__ = ["FLAGS", "WIN_BY", "CommandError", "HandSession", "Outcome", "RecordPlan"]
+__all__ = ["FLAGS", "KINDS", "WIN_BY", "CommandError", "HandSession", "Outcome", "RecordPlan"]
+
+KINDS = check.MELD_KINDS
 
 DEFAULT_PRESET = "liaoyang"
 STATE_VERSION = 1
@@ -334,6 +338,51 @@ class HandSession:
         else:
             self.inputs.loser_melds.pop(seat, None)
         self._changed()
+
+    def set_loser_meld_face(self, seat: str, k: int, j: int, face: str) -> None:
+        """A tile of a loser's meld fixed on the tile keyboard: a 碰/杠 is that face throughout, a
+        吃 becomes the run through that face with the tapped tile in its place."""
+        self._seat(seat)
+        melds = self._loser_melds_of(seat)
+        check.index(k, len(melds), allow_none=False)
+        kind, tiles = melds[k]
+        check.index(j, len(tiles), allow_none=False)
+        check.tile(face)
+        if kind == "chi":
+            t = T.parse_code(face)
+            first = t - j if t is not None and T.is_suited(t) else None
+            if first is None or not (T.is_suited(first) and T.rank(first) <= 7 and T.rank(t) - j >= 1):
+                raise CommandError(
+                    Words(
+                        "吃是同一门里连着的三张：这张放不进去",
+                        "a chow is three in a row of one suit: this tile does not fit",
+                    )
+                )
+            tiles = [T.code(first + d) for d in range(3)]
+        else:
+            tiles = [face] * len(tiles)
+        melds[k] = (kind, tiles)
+        self.set_loser_melds(seat, format_melds(melds))
+
+    def set_loser_meld_kind(self, seat: str, k: int, kind: str) -> None:
+        """A loser's meld is another kind (碰 ↔ 明杠 ↔ 暗杠, or 吃 from its first tile)."""
+        self._seat(seat)
+        melds = self._loser_melds_of(seat)
+        check.index(k, len(melds), allow_none=False)
+        check.meld_kind(kind)
+        # raises EntryError in words when the kind does not fit (a 吃 of an honour)
+        melds[k] = parse_melds(f"{KIND_ZH[kind]}{melds[k][1][0]}")[0]
+        self.set_loser_melds(seat, format_melds(melds))
+
+    def drop_loser_meld(self, seat: str, k: int) -> None:
+        """A meld read from the photo that is not one of his (a tile of the next seat's, a discard)."""
+        self._seat(seat)
+        melds = self._loser_melds_of(seat)
+        check.index(k, len(melds), allow_none=False)
+        self.set_loser_melds(seat, format_melds(melds[:k] + melds[k + 1 :]))
+
+    def _loser_melds_of(self, seat: str) -> list[tuple[str, list[str]]]:
+        return parse_melds(self.inputs.loser_melds.get(seat, ""))
 
     def set_preset(self, preset: str) -> None:
         """The table's rule set (kept for the next hands); inputs it does not have are dropped."""

@@ -7,7 +7,7 @@ import streamlit as st
 import rules.presets as P
 from page.hand_session import WIN_BY
 from page.names import seat_words, tile_words, win_by_words
-from page.panels.common import bind, hand, lang, run, run_from, say, ticket, tr
+from page.panels.common import bind, hand, lang, run, run_from, ticket, tr
 from page.panels.tiles import tile_keys
 from page.preset_view import (
     extra_inputs,
@@ -129,27 +129,6 @@ def more() -> None:
                 tr(x.label), x.minimum, x.maximum or None, key=key, step=1, help=tr(x.help) or None,
                 on_change=run_from, args=(key, "set_extra", x.key),
             )  # fmt: skip
-
-
-def loser_melds(problems: tuple[Words, ...]) -> None:
-    """Each loser's open melds as text; they belong to this hand only (a new hand starts empty)."""
-    h = hand()
-    st.caption(
-        tr(
-            "输家的副露，写成 碰7p 吃345m 明杠9m；空着 = 闭门。",
-            "Losers' open melds, like pong 7p, chow 345m, kong 9m; empty = closed.",
-        )
-    )
-    for seat in SEATS:
-        if seat == h.inputs.winner:
-            continue
-        key = bind(f"melds_{seat}", h.inputs.loser_melds.get(seat, ""))
-        st.text_input(
-            tr(seat_words(seat)), key=key, placeholder=tr("闭门", "closed"),
-            on_change=run_from, args=(key, "set_loser_melds", seat),
-        )  # fmt: skip
-    for p in problems:
-        say("warning", p)
 
 
 def rules_and_options() -> None:

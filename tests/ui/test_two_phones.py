@@ -28,7 +28,6 @@ from tests.ui.test_app import (
     _hand,
     _no_traceback,
     _payments,
-    _pick_tile,
     _texts,
     _upload,
     _w,
@@ -110,7 +109,7 @@ def test_a_replacement_shows_what_changes_and_is_refused_when_the_hand_moved_on(
     a.button(key="record").click().run()
     _w(a, "segmented_control", "winner").set_value("N").run()
     b.run()
-    assert "改第 1 局" == b.button(key="record").label
+    assert b.button(key="record").label == "改第 1 局"
     lines = " ".join(str(m.value).replace("\\", "") for m in b.markdown)
     assert "第 1 局现在记的是：南家自摸胡；改成：北家自摸胡" in lines and "南家 +600 → −200" not in lines
     assert "南家 +600 → -200" in lines and "北家 -200 → +600" in lines
@@ -217,8 +216,9 @@ _DAMAGE = {
     "indicator-not-a-tile": lambda s: s["inputs"].update(indicator="10m"),
     "dealer-none": lambda s: s["inputs"].update(dealer=None),
     "extras-unknown": lambda s: s["inputs"].update(extras={"jackpot": 3}),
-    "extras-out-of-range": lambda s: s.update(preset="liaoyang-online")
-    or s["inputs"].update(extras={"room_multiplier": 10**9}),
+    "extras-out-of-range": lambda s: (
+        s.update(preset="liaoyang-online") or s["inputs"].update(extras={"room_multiplier": 10**9})
+    ),
     "loser-melds-number": lambda s: s["inputs"].update(loser_melds={"W": 7}),
     "loser-melds-seat": lambda s: s["inputs"].update(loser_melds={"Q": "碰中"}),
     "meld-kind-unknown": lambda s: s["photo"].update(meld_kinds={"meld1": "chow"}),
