@@ -152,6 +152,12 @@ def test_the_evening_as_text():
     assert en[-2:] == ["Lead: hand 1 East, hand 2 South", "Draws: 0 · dealer kept the deal: 1"]
 
 
+def test_an_even_total_is_zero_and_nobody_leads_an_evening_of_draws():
+    text = ec.evening_text(EV, [FOUR[1]]).splitlines()
+    assert text[1:5] == ["东家 老王 0", "南家 小李 0", "西家 0", "北家 Anna 0"]
+    assert not any(line.startswith("领先") for line in text) and "（领先）" not in "".join(text)
+
+
 def test_an_evening_without_hands_has_no_chart():
     assert ec.chart_png(EV, []) is None
     assert ec.evening_png(EV, []) is None

@@ -41,3 +41,8 @@ def test_the_book_shows_the_evening_chart_and_shares_it(app):  # noqa: F811 - th
     assert inside == [("image", None), ("download_button", "evening_png"), ("code", None)]
     texts = _texts(at, "code")
     assert "辽阳麻将 · 2 局" in texts and "南家 +600（领先）" in texts and "黄庄 1 局" in texts
+    at.button(key="new_evening").click().run()
+    at.button(key="confirm_yes").click().run()  # a new evening, no hand yet: no chart, nothing breaks
+    _no_traceback(at)
+    assert not _book(at).image
+    assert [p.proto.popover.label for p in _popovers(_book(at))] == ["打开以前的一晚"]  # no 分享这一晚
