@@ -15,6 +15,7 @@ import rules
 from page import evening_chart as ec
 from page.scorebook import Evening, HandRecord, Scorebook, next_dealer, standing_of
 from rules.hand import SEATS
+from vision.fonts import SHIPPED_CJK_FONT, missing_chars
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 EV = Evening(
@@ -207,3 +208,11 @@ def test_end_labels_never_overlap():
     assert all(b - a >= 32 for a, b in zip(placed, placed[1:], strict=False))
     low = ec._spread([410.0, 415.0, 420.0, 420.0], 32, 40, 420)
     assert low[-1] <= 420 and all(b - a >= 32 for a, b in zip(low, low[1:], strict=False))
+
+
+def test_every_character_drawn_is_in_the_shipped_font():
+    """The words the pictures draw beside the players' names: none may come out as a box."""
+    words = [ec.evening_text(EV, FOUR, lang) for lang in ("zh", "en")]
+    words += [*ec.DRAW_MARK.values(), ec.KEPT_MARK, *ec.AXIS.values(), *ec.LEGEND.values(), "领先 leads …"]
+    assert SHIPPED_CJK_FONT.is_file()
+    assert missing_chars(SHIPPED_CJK_FONT, "".join(words)) == []
