@@ -37,7 +37,7 @@ CSS = f"""
 <style>
 .block-container {{padding-top: 3.2rem; padding-bottom: 4rem;}}
 @media (max-width: 640px) {{
-  .block-container {{padding-left: .6rem; padding-right: .6rem; padding-top: 2.6rem;}}
+  .block-container {{padding-left: .6rem; padding-right: .6rem; padding-top: 3.6rem;}}
   h1, h3 {{font-size: 1.4rem !important;}}
 }}
 /* one thumb: every tap target at least {TARGET_PX} px high, as drawn */
@@ -60,8 +60,9 @@ button[aria-label^="Help for"] {{
 [class*="st-key-pickq_"] button {{background: #fff3e0; border: 2px solid #ff8c00; color: #b35c00;}}
 [class*="st-key-cardx_"] {{opacity: .45;}}
 /* the tile keyboard fits an 844 px screen: tight rows, keys still {TARGET_PX} px */
-[class*="st-key-keyboard"] {{gap: 6px !important; scroll-margin-top: 64px; scroll-margin-bottom: 8px;}}
-[class*="st-key-keyboard"] [data-testid="stCaptionContainer"] p {{margin: 0;}}
+[class*="st-key-keyboard"] {{gap: 8px !important; scroll-margin-top: 64px; scroll-margin-bottom: 8px;}}
+[class*="st-key-keyboard"] [data-testid="stCaptionContainer"] {{margin-bottom: 0 !important;}}
+[class*="st-key-keyboard"] [data-testid="stCaptionContainer"] p {{margin: 0; line-height: 1.4;}}
 [class*="st-key-keyboard"] [data-testid="stWidgetLabel"] {{margin-bottom: 0; min-height: 0;}}
 [class*="st-key-keyboard"] [data-testid="stButtonGroup"] button {{padding: 0 8px;}}
 [class*="st-key-kbrow"] {{gap: 3px !important; flex-wrap: nowrap !important;}}

@@ -271,3 +271,44 @@ def save_screenshot(driver, path: Path, width: int) -> None:
     if phone:
         im = im.resize((im.width // 2, im.height // 2), Image.Resampling.LANCZOS)
     im.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+
+
+def screen_shot(driver, name: str) -> None:
+    """With SHOTS=DIR, what the phone's screen shows now (390 x 844, no scrolling) as DIR/name.png,
+    390 px wide (docs/ keeps these: the first screen, the keyboard, the English score)."""
+    folder = os.environ.get("SHOTS")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    time.sleep(0.5)
+    png = base64.b64decode(driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"])
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    im = im.resize((PHONE[0], round(im.height * PHONE[0] / im.width)), Image.Resampling.LANCZOS)
+    im.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(Path(folder) / f"{name}.png", optimize=True)
+
+
+def open_section(driver, title: str, tries: int = 3) -> None:
+    """Open the section (expander) titled `title` as a thumb would: scroll to it, let the page stop
+    moving, tap, and tap again if it did not open (a tap while a section above still unfolds)."""
+    for _ in range(tries):
+        summary = next(
+            (
+                s
+                for s in driver.find_elements(By.CSS_SELECTOR, "[data-testid=stExpander] summary")
+                if title in s.text and not s.find_elements(By.XPATH, "ancestor::*[@data-stale='true']")
+            ),
+            None,
+        )
+        if summary is None:
+            raise AssertionError(f"no section {title}")
+        if driver.execute_script("return arguments[0].parentElement.open", summary):
+            return
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        time.sleep(0.5)
+        with contextlib.suppress(ElementClickInterceptedException, StaleElementReferenceException):
+            summary.click()
+        with contextlib.suppress(TimeoutException, StaleElementReferenceException):
+            WebDriverWait(driver, 3).until(
+                lambda d, s=summary: d.execute_script("return arguments[0].parentElement.open", s)
+            )
+    raise AssertionError(f"section {title} never opened")

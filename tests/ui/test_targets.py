@@ -26,6 +26,7 @@ from tests.ui.browser_helpers import (
     WebDriverWait,
     click_key,
     sample_tile_centre,
+    screen_shot,
     settled,
     tap_photo_until,
     upload,
@@ -145,6 +146,10 @@ def _score_it(driver, in_english: bool) -> None:
     click_key(driver, "kb_9m_indicator")
     wait_text(driver, "South receives" if in_english else "南家 收")
     settled(driver)
+    if in_english:
+        score = driver.find_element(By.CSS_SELECTOR, ".st-key-score")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", score)
+        screen_shot(driver, "score-english")
 
 
 def _hand_id(driver) -> str:
@@ -242,11 +247,13 @@ def test_the_keyboard_opens_wholly_in_view(server, browser, tmp_path):
     _fresh_photo(browser, server, tmp_path, False)
     click_key(browser, "pick_" + _strip_suffix(browser, 6))
     assert_wholly_in_view(browser, "from the strip")
+    screen_shot(browser, "keyboard-strip")
     click_key(browser, "kbclose")
     WebDriverWait(browser, 30).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".st-key-kbclose"))
     settled(browser)
     tap_photo_until(browser, sample_tile_centre(2), ".st-key-kbclose button", server)
     assert_wholly_in_view(browser, "from the photo")
+    screen_shot(browser, "keyboard-photo")
     meld = browser.find_elements(By.CSS_SELECTOR, '[class*="_role_2"] button')
     step = next(b for b in meld if b.text.strip() == "副露1")
     browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", step)
