@@ -226,6 +226,7 @@ def test_every_tap_target_is_44px_as_drawn(server, browser, tmp_path, in_english
     targets = measured(browser)
     assert len(targets) > 100, f"only {len(targets)} targets found: the page was not all open"
     small = too_small(targets)
+    print(f"{len(targets)} tap targets measured, {len(small)} under {MIN_PX} px")
     assert not small, f"{len(small)} of {len(targets)} tap targets under {MIN_PX} px:\n" + "\n".join(small)
 
 
