@@ -8,11 +8,12 @@ request for the camera in Chinese."""
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from page.panels.common import tr
 
 
-def take(gen: int):
+def take(gen: int) -> UploadedFile | None:
     """The picture taken with the camera of upload-box generation `gen`, else None."""
     return st.camera_input(
         tr("拍下赢家的牌", "Take a photo of the winning hand"),

@@ -8,6 +8,7 @@ import io
 
 import streamlit as st
 from PIL import Image
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from page import hand_sync
 from page import keyboard as kb
@@ -41,7 +42,7 @@ def sample_hand(detector: Detector | None) -> HandSession:
 UPLOAD_GEN = "upload_gen"  # the upload box's generation: a new one is an empty box
 
 
-def photo_source():
+def photo_source() -> UploadedFile | None:
     """The upload box and the camera, drawn first of all (before the model loads and the sample is
     scored: the first screen is there at once); the file or picture taken, else None. Its widget
     key changes once a file was used or refused, so no chip of an old file stays in the box."""
@@ -62,7 +63,11 @@ def _empty_box() -> None:
 
 
 def photo_input(
-    src, detector: Detector | None, store, dealer: tuple[str | None, int], evening: int | None
+    src: UploadedFile | None,
+    detector: Detector | None,
+    store,
+    dealer: tuple[str | None, int],
+    evening: int | None,
 ) -> None:
     """The photo taken (`photo_source`). A new photo replaces the hand (every input of the last one
     goes); a file that is not a photo is refused with one sentence, its chip leaves the upload box
