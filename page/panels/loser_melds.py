@@ -28,7 +28,7 @@ def panel(problems: tuple[Words, ...]) -> None:
     st.caption(
         tr(
             "拍一张他摆出来的副露，或写成 碰7p 吃345m 明杠9m；空着 = 闭门。",
-            "Take a photo of his laid-down melds, or type them like 碰7p 吃345m 明杠9m; empty = closed.",
+            "Take a photo of his laid-down melds, or type them like pong 7p, chow 345m, kong 9m; empty = closed.",
         )
     )
     for seat in SEATS:
