@@ -42,8 +42,10 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
         return MeldProposal(None, words=photo.error)
     boxes = [b for b in photo.boxes if b.xyxy is not None]
     reading = read_melds(boxes)
-    melds = [m for m in reading.codes(boxes) if "back" not in m[1]]
-    hidden = len(reading.melds) - len(melds)  # a 暗杠 lying all face down: its tile is not on the photo
+    codes = reading.codes(boxes)
+    melds = [m for m in (_as_typed(kind, tiles) for kind, tiles in codes if "back" not in tiles) if m]
+    hidden = sum("back" in tiles for _, tiles in codes)  # a 暗杠 lying all face down: tile unseen
+    unread = len(codes) - hidden - len(melds)  # faces that make no meld: the player says what it is
     if not melds:
         return MeldProposal(
             None,
@@ -56,7 +58,7 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
         )
     text = format_melds(melds)
     parse_melds(text)  # the proposal is text the typed entry reads back as the same melds
-    left = len(reading.ignored)
+    left = len(reading.ignored) + 3 * unread
     said = Words(f"从照片读出：{text}", f"Read from the photo: {text}")
     if hidden:
         said = said + Words(
@@ -70,3 +72,15 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
     else:
         said = said + Words("（请核对，点一张牌可以改）", " (please check; tap a tile to fix it)")
     return MeldProposal(text, melds, len(boxes), left, reading.confidence, said)
+
+
+def _as_typed(kind: str, tiles: list[str]) -> tuple[str, list[str]] | None:
+    """A meld as the typed entry reads it back (a 吃 in rank order), or None when its faces make
+    no meld of its kind (a misread face the reader could not resolve)."""
+    if kind == "chi":
+        tiles = sorted(tiles, key=lambda c: (c[-1], c))
+    try:
+        back = parse_melds(format_melds([(kind, tiles)]))
+    except (ValueError, IndexError):  # an honour in a 吃 cannot even be written as one
+        return None
+    return back[0] if back and back[0][1] == tiles else None

@@ -3,10 +3,12 @@
 Why a reader of its own: a loser photographs only his open melds (no standing hand, no wall, no
 indicator), usually laid side by side with little or no gap. `vision.read.layout.read_layout`
 looks for a standing hand of five or more tiles and would take two touching pongs for it. Here
-every group of touching tiles is melds: a group of 3–4 is one meld (its kind from its faces, the ┴
-kong's top tile as there), and a longer run is cut into melds by its faces — the cut that makes
-every piece a 吃, 碰 or 杠, preferring the one most sure of its faces. Tiles no cut explains (a lone
-tile, two tiles, a run no cut fits) are left out and reported, so the player is asked about them.
+every group of touching tiles is melds: a group of 3 (or a 4 that is a kong) is one meld (its kind
+from its faces, the ┴ kong's top tile as there), and a longer run is cut into melds by its faces —
+the cut that makes every piece a 吃, 碰 or 杠, preferring the one most sure of its faces; when no
+cut fits, a tile at either end (a neighbour's, or one cut by the photo's edge) may be left out.
+Tiles no meld explains (a lone tile, two tiles, a run no cut fits) are reported, so the player is
+asked about them.
 """
 
 from __future__ import annotations
@@ -61,21 +63,39 @@ def read_melds(dets: Sequence[DetectionLike]) -> MeldReading:
     for grp in _groups(g):
         gconf = _sigmoid(min(grp.sep_margin, grp.link_margin) / 0.08)
         members = grp.members
-        if len(members) in (3, 4):
+        if len(members) == 3 or (len(members) == 4 and _is_one_meld(g, members)):
             melds.append(_one_meld(g, dets, members, gconf))
             continue
-        if len(members) >= 5:
-            pieces = _cut(g, dets, _row_order(g, members))
-            if pieces is not None:
-                melds.extend(
-                    MeldGuess(p, *_kind([g.cls[i] for i in p], [dets[i].conf for i in p]), gconf)
-                    for p in pieces
-                )
-                continue
+        if len(members) >= 4:
+            order = _row_order(g, members)
+            for keep in _trimmed(order):
+                pieces = _cut(g, dets, keep)
+                if pieces is not None:
+                    melds.extend(
+                        MeldGuess(p, *_kind([g.cls[i] for i in p], [dets[i].conf for i in p]), gconf)
+                        for p in pieces
+                    )
+                    ignored.extend(i for i in order if i not in keep)
+                    break
+            else:
+                ignored.extend(members)
+            continue
         ignored.extend(members)
     tile_h = float(sum(g.h) / g.n)
     melds.sort(key=lambda m: (round(float(g.c[m.tiles, 1].mean()) / tile_h), float(g.c[m.tiles, 0].min())))
     return MeldReading(melds, sorted(ignored))
+
+
+def _is_one_meld(g: _Geo, members: list[int]) -> bool:
+    """Four touching tiles are one meld (a 杠, a ┴ kong, a 暗杠) rather than a meld and a stray."""
+    faces = [g.cls[i] for i in members]
+    return _stacked_top(g, members) is not None or BACK in faces or len(set(faces)) == 1
+
+
+def _trimmed(order: list[int]) -> list[list[int]]:
+    """The run, then the run without a tile at one end or both: a tile of the next player's melds,
+    or a part-visible tile at the photo's edge, that lies against the melds."""
+    return [order, order[1:], order[:-1], order[1:-1]]
 
 
 def _one_meld(g: _Geo, dets: Sequence[DetectionLike], members: list[int], gconf: float) -> MeldGuess:

@@ -51,3 +51,15 @@ def test_the_cut_prefers_the_surer_reading():
 def test_nothing_on_the_photo():
     got = read_melds([])
     assert got.melds == [] and got.confidence == 1.0
+
+
+def test_a_tile_against_the_melds_at_the_edge_is_left_out():
+    dets = _row(["N", "6m", "7m", "8m", "6m", "7m", "8m"])  # a sliver of the next player's tile
+    got = read_melds(dets)
+    assert got.codes(dets) == [("chi", ["6m", "7m", "8m"])] * 2 and got.ignored == [0]
+
+
+def test_four_tiles_that_are_no_kong_are_a_meld_and_a_stray():
+    dets = _row(["3s", "4s", "5s", "E"])
+    got = read_melds(dets)
+    assert got.codes(dets) == [("chi", ["3s", "4s", "5s"])] and got.ignored == [3]
