@@ -24,6 +24,7 @@ from tests.ui.browser_helpers import (
     By,
     TimeoutException,
     WebDriverWait,
+    again_until,
     click_key,
     sample_tile_centre,
     screen_shot,
@@ -210,19 +211,28 @@ def assert_wholly_in_view(driver, how: str) -> None:
 def test_every_tap_target_is_44px_as_drawn(server, browser, tmp_path, in_english):
     _fresh_photo(browser, server, tmp_path, in_english)
     click_key(browser, "pickq_" + _strip_suffix(browser, 13))  # the orange tile, fixed by its suggestion
-    click_key(browser, "sug_8s_" + _strip_suffix(browser, 13))
-    WebDriverWait(browser, 30).until(
-        lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]')
+    fixed = again_until(  # a tap that lands while the page redraws is tapped again, as a player would
+        lambda: click_key(browser, "sug_8s_" + _strip_suffix(browser, 13)),
+        lambda: WebDriverWait(browser, 10).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]')
+        ),
     )
+    assert fixed, "the orange tile was never fixed by its suggestion"
     _score_it(browser, in_english)
     click_key(browser, "pick_" + _strip_suffix(browser, 13))  # open again: the model's 9s is offered
-    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_9s_"]'))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="st-key-sug_9s_"]'),
+        message="no suggestion offered",
+    )
     settled(browser)
     open_every_section(browser)
     share = browser.find_element(By.CSS_SELECTOR, '.st-key-score_actions [data-testid="stPopoverButton"]')
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", share)
     share.click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".st-key-share_png button"))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".st-key-share_png button"),
+        message="the share box never opened",
+    )
     targets = measured(browser)
     assert len(targets) > 100, f"only {len(targets)} targets found: the page was not all open"
     small = too_small(targets)
@@ -250,7 +260,9 @@ def test_the_keyboard_opens_wholly_in_view(server, browser, tmp_path):
     assert_wholly_in_view(browser, "from the strip")
     screen_shot(browser, "keyboard-strip")
     click_key(browser, "kbclose")
-    WebDriverWait(browser, 30).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".st-key-kbclose"))
+    WebDriverWait(browser, 30).until(
+        lambda d: not d.find_elements(By.CSS_SELECTOR, ".st-key-kbclose"), message="the keyboard never closed"
+    )
     settled(browser)
     tap_photo_until(browser, sample_tile_centre(2), ".st-key-kbclose button", server)
     assert_wholly_in_view(browser, "from the photo")
@@ -259,5 +271,8 @@ def test_the_keyboard_opens_wholly_in_view(server, browser, tmp_path):
     step = next(b for b in meld if b.text.strip() == "副露1")
     browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", step)
     step.click()  # tile 3 joins 副露1: the keyboard moves on to tile 4
-    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="_role_3"]'))
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="_role_3"]'),
+        message="the meld step never moved on",
+    )
     assert_wholly_in_view(browser, "by a meld step")
