@@ -10,7 +10,8 @@ Paths (model loading excluded, except for the CLI as a process, which is timed a
 - the CLI in process (`vision.__main__.main(["detect", "--json", file])`, stdout captured) and as
   a process (`python3 -m vision detect --json FILE`: interpreter, imports and model load included),
   plus the per-photo cost inside one process given all files;
-- `detect(path)`, and the peer: the PyPI package `mahjong-detector` (`detect_tiles(path)`, its
+- `detect(path)`; "before": the whole photo decoded to an array and the array read, as the page
+  and the CLI did until this change (without the page's layout step); and the peer: the PyPI package `mahjong-detector` (`detect_tiles(path)`, its
   ONNX model loaded from the package, offline), when installed.
 
 The 12 MP photos are val photos upscaled to 4000 x 3000 JPEG (quality 92) in a temporary folder,
@@ -42,6 +43,7 @@ from page.detector_loader import model_detector  # noqa: E402
 from page.photo_state import Photo, decode_upload, detect_into, photo_key, read_photo, shown_picture  # noqa: E402
 from vision.__main__ import main as vision_main  # noqa: E402
 from vision.read.detect import DEFAULT_MODEL, detect, load_model  # noqa: E402
+from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
 
 BIG = (4000, 3000)
@@ -147,6 +149,9 @@ def main() -> int:
                     ),
                     "CLI in process": lambda f=f: cli_in_process(f),
                     "detect(path)": lambda f=f: detect(f, model=model),
+                    "before: whole photo decoded, array read (the old page and CLI)": lambda b=blob: detect(
+                        load_image(b), model=model
+                    ),
                 }
                 if other is not None:
                     paths["peer: mahjong-detector detect_tiles(path)"] = lambda f=f: other(f)
