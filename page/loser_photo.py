@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from page.detector_loader import Detector
+from page.names import kind_words, tile_words
 from page.photo_state import read_photo
 from page.quick_entry import format_melds, parse_melds
 from page.words import Words
@@ -59,7 +60,8 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
     text = format_melds(melds)
     parse_melds(text)  # the proposal is text the typed entry reads back as the same melds
     left = len(reading.ignored) + 3 * unread
-    said = Words(f"从照片读出：{text}", f"Read from the photo: {text}")
+    shown = melds_words(melds)
+    said = Words(f"从照片读出：{shown.zh}", f"Read from the photo: {shown.en}")
     if hidden:
         said = said + Words(
             f"；{hidden} 个扣着的暗杠看不见是哪张，请在下面补上",
@@ -72,6 +74,17 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
     else:
         said = said + Words("（请核对，点一张牌可以改）", " (please check; tap a tile to fix it)")
     return MeldProposal(text, melds, len(boxes), left, reading.confidence, said)
+
+
+def melds_words(melds: list[tuple[str, list[str]]]) -> Words:
+    """碰白 吃三四五万 / pong White, chow 3 4 5 wan: the melds in the page's words, not codes."""
+    zh, en = [], []
+    for kind, tiles in melds:
+        k = kind_words(kind)
+        faces = tiles if kind == "chi" else tiles[:1]
+        zh.append(k.zh + "".join(tile_words(t).zh for t in faces))
+        en.append(f"{k.en} " + " ".join(tile_words(t).en for t in faces))
+    return Words(" ".join(zh), ", ".join(en))
 
 
 def _as_typed(kind: str, tiles: list[str]) -> tuple[str, list[str]] | None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from page.words import Words
 from rules import tiles as T
 from rules.hand import KONG_KINDS
-from rules.names import KIND_ZH
+from rules.names import KIND_ZH, tile_name
 
 
 class EntryError(ValueError):
@@ -142,11 +142,13 @@ def parse_melds(text: str) -> list[tuple[str, list[str]]]:
 
 
 def format_melds(melds: Iterable[tuple[str, list[str]]]) -> str:
-    """The quick-entry text for melds (inverse of `parse_melds`), for prefilling inputs."""
+    """The quick-entry text for melds (inverse of `parse_melds`), for prefilling inputs: honours as
+    the players write them (碰白, not 碰P), suited tiles as typed (碰7p, 吃345m)."""
     parts = []
     for kind, tiles in melds:
         if kind == "chi":
             parts.append(f"吃{''.join(t[0] for t in tiles)}{tiles[0][1]}")
         else:
-            parts.append(f"{KIND_ZH[kind]}{tiles[0]}")
+            first = tiles[0]
+            parts.append(f"{KIND_ZH[kind]}{tile_name(first) if not first[0].isdigit() else first}")
     return " ".join(parts)

@@ -37,7 +37,8 @@ def panel(problems: tuple[Words, ...]) -> None:
         st.markdown(f"**{plain(tr(seat_words(seat)))}**")
         _photo(seat)
         _tiles(seat)
-        key = bind(f"melds_{seat}", h.inputs.loser_melds.get(seat, ""))
+        # hand() again: a photo just read was stored, and the hand shown is the stored one now
+        key = bind(f"melds_{seat}", hand().inputs.loser_melds.get(seat, ""))
         st.text_input(
             tr(f"{seat_words(seat).zh}的副露（文字）", f"{seat_words(seat).en}'s melds (typed)"), key=key,
             placeholder=tr("闭门", "closed"), on_change=run_from, args=(key, "set_loser_melds", seat),
@@ -84,14 +85,13 @@ def _tiles(seat: str) -> None:
         return
     picked = ss.get(PICK)
     with st.container(horizontal=True, key=f"lmrow_{seat}", gap="small"):
-        for k, (kind, tiles) in enumerate(melds):
+        for k, (_kind, tiles) in enumerate(melds):
             with st.container(horizontal=True, key=f"lmmeld_{seat}_{k}", gap=None, width="content"):
                 for j, code in enumerate(tiles):
                     here = (h.id, seat, k, j)
                     st.button(
                         short(code),
                         key=f"lmt_{seat}_{k}_{j}_{h.id[:6]}",
-                        help=tr(kind_words(kind)),
                         type="primary" if picked == here else "secondary",
                         on_click=ss.__setitem__,
                         args=(PICK, None if picked == here else here),

@@ -57,10 +57,10 @@ def test_a_photo_with_no_melds_proposes_nothing_in_words():
 def test_a_loser_meld_is_fixed_on_the_tile_keyboard():
     h = _scored("碰白 吃345m")
     h.set_loser_meld_face("E", 1, 2, "6m")  # the last tile of the chow was a 6: 吃456m
-    assert h.inputs.loser_melds["E"] == "碰P 吃456m"
+    assert h.inputs.loser_melds["E"] == "碰白 吃456m"
     h.set_loser_meld_face("E", 0, 1, "C")  # a 碰 is one face throughout
     h.set_loser_meld_kind("E", 0, "kong")
-    assert h.inputs.loser_melds["E"] == "明杠C 吃456m"
+    assert h.inputs.loser_melds["E"] == "明杠中 吃456m"
     with pytest.raises(ValueError) as err:
         h.set_loser_meld_kind("E", 0, "chi")
     assert "吃" in err.value.words.zh

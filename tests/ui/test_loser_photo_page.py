@@ -46,8 +46,8 @@ def test_a_photo_of_a_losers_melds_pays_as_the_typed_melds(real_page):
     up = next(u for u in at.file_uploader if str(u.key).startswith("lmup_E_"))
     up.set_value((FIXTURE.name, FIXTURE.read_bytes(), "image/jpeg")).run()
     _no_traceback(at)
-    assert _hand(at).inputs.loser_melds == {"E": "碰P 碰7p"}
-    assert "从照片读出：碰P 碰7p" in _texts(at, "info")
+    assert _hand(at).inputs.loser_melds == {"E": "碰白 碰7p"}
+    assert "从照片读出：碰白 碰七饼" in _texts(at, "info")
     from_photo = _payments(at)
     tiles = [b for b in at.button if str(b.key).startswith("lmt_E_")]
     assert len(tiles) == 6  # his two pongs as tiles to tap
@@ -58,4 +58,4 @@ def test_a_photo_of_a_losers_melds_pays_as_the_typed_melds(real_page):
     tiles[0].click().run()
     next(b for b in at.button if str(b.key) == "kb_C_lmE").click().run()
     _no_traceback(at)
-    assert _hand(at).inputs.loser_melds == {"E": "碰C 碰7p"}
+    assert _hand(at).inputs.loser_melds == {"E": "碰中 碰7p"}
