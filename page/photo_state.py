@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "datasets" / "samples"
 SAMPLE_JSON = SAMPLE_DIR / "sample.json"
 UPLOAD_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
-#: Long side of the picture the phone shows (page/panels/photo.py draws it; its own DISPLAY_SIDE is this).
+#: Long side of the picture the phone shows (page/panels/photo.py draws it at this size too).
 DISPLAY_SIDE = 1280
 
 

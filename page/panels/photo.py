@@ -19,11 +19,9 @@ from page.names import tiles_words
 from page.panels import camera
 from page.panels.common import hand, lang, run, say, ticket, tr
 from page.panels.style import TARGET_PX
-from page.photo_state import UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
+from page.photo_state import DISPLAY_SIDE, UPLOAD_TYPES, Photo, photo_key, read_photo, sample_photo
 from page.situation import WinnerTiles
 from page.words import Words, plain
-
-DISPLAY_SIDE = 1280
 
 
 @st.cache_resource(show_spinner=False)

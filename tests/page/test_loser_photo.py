@@ -12,7 +12,7 @@ from page.loser_photo import melds_from_photo
 from tests.fake_reader import fake_detect
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = ROOT / "tests" / "fixtures" / "vision" / "loser_melds.jpg"
+FIXTURE = ROOT / "tests" / "fixtures" / "melds" / "loser_melds.jpg"
 MODEL = ROOT / "models" / "model.json"
 
 

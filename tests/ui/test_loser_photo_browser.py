@@ -26,7 +26,7 @@ from tests.ui.browser_helpers import (
 )
 
 pytestmark = pytest.mark.slow
-FIXTURE = ROOT / "tests" / "fixtures" / "vision" / "loser_melds.jpg"
+FIXTURE = ROOT / "tests" / "fixtures" / "melds" / "loser_melds.jpg"
 
 
 @pytest.fixture

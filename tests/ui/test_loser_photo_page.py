@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.ui.test_app import APP, MODEL, _choose, _hand, _no_traceback, _payments, _texts, _w
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vision" / "loser_melds.jpg"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "melds" / "loser_melds.jpg"
 
 
 @pytest.fixture
