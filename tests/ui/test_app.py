@@ -125,6 +125,19 @@ def _choose(at: AppTest, winner: str = "E", how: str = "self_draw", indicator: s
     _no_traceback(at)
 
 
+def typed_win(at: AppTest) -> None:
+    """新的一局, then South wins a typed hand (1m 45m 456p 789s 中中中 9p9p, on 9p) by self-draw,
+    混 indicator 九万: a scored hand without a photo."""
+    at.button(key="new_hand").click().run()
+    _choose(at, "S", "self_draw", "9m")
+    form = [t for t in at.text_input if not t.key]
+    form[0].set_value("1m 45m 456p 789s 中中中 9p9p")
+    form[1].set_value("9p")
+    next(b for b in at.button if b.label == "用这些牌").click().run()
+    _no_traceback(at)
+    assert _payments(at)
+
+
 def _hand(at: AppTest):
     return at.session_state["hand"]
 

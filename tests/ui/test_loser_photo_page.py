@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.test_app import APP, MODEL, _choose, _hand, _no_traceback, _payments, _texts, _w
+from tests.ui.test_app import APP, MODEL, _hand, _no_traceback, _payments, _texts, _w, typed_win
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "melds" / "loser_melds.jpg"
 
@@ -28,21 +28,9 @@ def real_page(monkeypatch, tmp_path):
     st.cache_resource.clear()
 
 
-def _typed_win(at: AppTest) -> None:
-    """South wins a typed hand with no 白 and no 七饼, self-drawn, 混 indicator 九万."""
-    at.button(key="new_hand").click().run()
-    _choose(at, "S", "self_draw", "9m")
-    form = [t for t in at.text_input if not t.key]
-    form[0].set_value("1m 45m 456p 789s 中中中 9p9p")
-    form[1].set_value("9p")
-    next(b for b in at.button if b.label == "用这些牌").click().run()
-    _no_traceback(at)
-    assert _payments(at)
-
-
 def test_a_photo_of_a_losers_melds_pays_as_the_typed_melds(real_page):
     at = AppTest.from_file(APP, default_timeout=120).run()
-    _typed_win(at)
+    typed_win(at)  # South wins a hand with no 白 and no 七饼
     up = next(u for u in at.file_uploader if str(u.key).startswith("lmup_E_"))
     up.set_value((FIXTURE.name, FIXTURE.read_bytes(), "image/jpeg")).run()
     _no_traceback(at)

@@ -32,6 +32,7 @@ from tests.ui.test_app import (
     _upload,
     _w,
     app,  # noqa: F401 - the fixture
+    typed_win,
 )
 
 STALE = "在另一部手机上变了"  # the hand, or the book: either refusal says so
@@ -179,14 +180,8 @@ def test_a_typed_hand_of_the_last_evening_is_not_offered_in_the_new_one(app, tmp
     at = app.run()
     Scorebook(tmp_path / "scorebook.sqlite").start_evening()
     at.run()
-    at.button(key="new_hand").click().run()
-    _choose(at, "S", "self_draw", "9m")
-    form = [t for t in at.text_input if not t.key]
-    form[0].set_value("1m 45m 456p 789s 中中中 9p9p")
-    form[1].set_value("9p")
-    next(b for b in at.button if b.label == "用这些牌").click().run()
-    _no_traceback(at)
-    assert _hand(at).evening == 1 and _payments(at) and at.button(key="record")
+    typed_win(at)
+    assert _hand(at).evening == 1 and at.button(key="record")
     Scorebook(tmp_path / "scorebook.sqlite").start_evening()  # 新的一晚 elsewhere, without a fresh
     h = HandSession.from_state(HandStore(tmp_path / "scorebook.sqlite").load().state, None)
     assert h.evening == 1  # hand (an older version, or a kill between the two)

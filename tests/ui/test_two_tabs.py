@@ -77,6 +77,13 @@ def _on_a_photo(phones, k: int = 0):
     return a, b, env
 
 
+def _south_self_draws(phone) -> None:
+    """On this phone: 南家 won by 自摸, 混 indicator 九万 (the photo then scores)."""
+    _choose(phone, "winner", "南家")
+    _choose(phone, "win_by", "自摸")
+    _pick_indicator(phone, "9m")
+
+
 def test_a_change_shows_on_the_other_phone_and_a_stale_tap_keeps_it(phones):
     a, b, env = _on_a_photo(phones)
     _choose(a, "winner", "南家")
@@ -92,9 +99,7 @@ def test_a_change_shows_on_the_other_phone_and_a_stale_tap_keeps_it(phones):
 
 def test_two_presses_at_once_with_different_readings_record_one_hand(phones):
     a, b, env = _on_a_photo(phones)
-    _choose(a, "winner", "南家")
-    _choose(a, "win_by", "自摸")
-    _pick_indicator(a, "9m")
+    _south_self_draws(a)
     wait_text(b, "南家 收", timeout=SHOWS_WITHIN_S)
     _choose(b, "winner", "北家")  # B reads it differently; A has not redrawn yet
     taps = [threading.Thread(target=click_key, args=(p, "record")) for p in (a, b)]
@@ -123,9 +128,7 @@ def test_two_presses_at_once_with_different_readings_record_one_hand(phones):
 
 def test_a_stale_record_is_refused_and_the_book_is_what_both_show(phones):
     a, b, env = _on_a_photo(phones)
-    _choose(a, "winner", "南家")
-    _choose(a, "win_by", "自摸")
-    _pick_indicator(a, "9m")
+    _south_self_draws(a)
     wait_text(b, "南家 收", timeout=SHOWS_WITHIN_S)
     _tap_until(a, "record", "已记入第 1 局")
     _choose(a, "winner", "北家")  # the winner was misread: A fixes it and replaces hand 1
@@ -141,9 +144,7 @@ def test_a_stale_record_is_refused_and_the_book_is_what_both_show(phones):
 
 def test_undo_record_again_and_restore_leave_one_hand(phones):
     a, b, env = _on_a_photo(phones)
-    _choose(a, "winner", "南家")
-    _choose(a, "win_by", "自摸")
-    _pick_indicator(a, "9m")
+    _south_self_draws(a)
     _tap_until(a, "record", "已记入第 1 局")
     open_expander(a, "今晚的记分本")
     _tap_until(a, "undo", "撤销上一局？")
@@ -157,9 +158,7 @@ def test_undo_record_again_and_restore_leave_one_hand(phones):
 
 def test_a_new_evening_reaches_the_other_phone_with_nothing_to_record(phones):
     a, b, env = _on_a_photo(phones)
-    _choose(a, "winner", "南家")
-    _choose(a, "win_by", "自摸")
-    _pick_indicator(a, "9m")
+    _south_self_draws(a)
     _tap_until(a, "record", "已记入第 1 局")
     wait_text(b, "已记入第 1 局", timeout=SHOWS_WITHIN_S)
     open_expander(a, "今晚的记分本")
