@@ -19,7 +19,7 @@ from tests.ui.browser_helpers import (
     WebDriverWait,
     chrome,
     click_key,
-    open_expander,
+    open_section,
     page_text,
     settled,
     sideways,
@@ -146,7 +146,7 @@ def test_undo_record_again_and_restore_leave_one_hand(phones):
     a, b, env = _on_a_photo(phones)
     _south_self_draws(a)
     _tap_until(a, "record", "已记入第 1 局")
-    open_expander(a, "今晚的记分本")
+    open_section(a, "今晚的记分本")
     _tap_until(a, "undo", "撤销上一局？")
     click_key(a, "confirm_yes")
     wait_text(a, "已撤销第 1 局")
@@ -161,7 +161,7 @@ def test_a_new_evening_reaches_the_other_phone_with_nothing_to_record(phones):
     _south_self_draws(a)
     _tap_until(a, "record", "已记入第 1 局")
     wait_text(b, "已记入第 1 局", timeout=SHOWS_WITHIN_S)
-    open_expander(a, "今晚的记分本")
+    open_section(a, "今晚的记分本")
     _tap_until(a, "new_evening", "开始新的一晚？")
     click_key(a, "confirm_yes")
     book = _book(env)
