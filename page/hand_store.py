@@ -230,8 +230,7 @@ class HandStore(SqliteFile):
     def revision(self, table: str = DEFAULT_TABLE) -> int:
         """The table's current revision (0 before its first save); cheap enough for every page run."""
         with self._connect() as con:
-            row = con.execute("SELECT rev FROM hand_state WHERE table_name = ?", (table,)).fetchone()
-            return int(row[0]) if row else 0
+            return _rev(con, table)
 
     @in_words
     def put_aside(self, rev: int, why: str, table: str = DEFAULT_TABLE) -> bool:

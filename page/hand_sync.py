@@ -367,21 +367,16 @@ def _words(exc: Exception) -> Words:
 def _settle(state: MutableMapping[str, Any], hand: HandSession, rev: int) -> None:
     """This phone's command is stored as `rev`: show that hand (fresh keys only if it came with
     another phone's changes, so the field being typed in is not redrawn under the thumb)."""
-    merged = state.get(SYNCED_REV) != rev - 1
+    _adopt(state, hand, rev, fresh_keys=state.get(SYNCED_REV) != rev - 1)
+
+
+def _adopt(state: MutableMapping[str, Any], hand: HandSession, rev: int, fresh_keys: bool = True) -> None:
+    """Show `hand`, stored as revision `rev`, in this session (its widgets get fresh keys unless told)."""
     state[HAND] = hand
     state[SYNCED_REV] = rev
     state[SAVED_AT] = hand.changes
-    state[STORED_PHOTO] = hand.photo.key if hand.photo_data is not None else None
-    state.pop(NOT_SAVED, None)
-    if merged:
+    if fresh_keys:
         state[EPOCH] = int(state.get(EPOCH, 0)) + 1
-
-
-def _adopt(state: MutableMapping[str, Any], hand: HandSession, rev: int) -> None:
-    state[HAND] = hand
-    state[SYNCED_REV] = rev
-    state[SAVED_AT] = hand.changes
-    state[EPOCH] = int(state.get(EPOCH, 0)) + 1
     state[STORED_PHOTO] = hand.photo.key if hand.photo_data is not None else None
     if not hand.sample:
         state.pop(NOT_SAVED, None)  # this phone shows the server's hand

@@ -38,7 +38,7 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
         return MeldProposal(
             None, words=Words("没有认牌模型：请直接输入副露。", "No tile reader: type the melds instead.")
         )
-    photo = read_photo(data, name, detector)
+    photo = read_photo(data, name, detector, full=False)  # boxes only: no full-size decode
     if photo.error is not None and not photo.boxes:
         return MeldProposal(None, words=photo.error)
     boxes = [b for b in photo.boxes if b.xyxy is not None]

@@ -171,7 +171,7 @@ def _not_a_photo(reason_zh: str, reason_en: str) -> Words:
     )
 
 
-def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
+def read_photo(data: bytes, name: str, detector: Detector | None, full: bool = True) -> Photo:
     """Decode (upright, size-checked), detect and propose the layout: once per photo.
 
     The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
@@ -179,16 +179,20 @@ def read_photo(data: bytes, name: str, detector: Detector | None) -> Photo:
     own, `Detector.takes_pixels`) cuts the faces from the full-size photo only where the boxes are
     and only when the tiles are small; the full-size pixels are decoded once per upload, in the
     background while the detector runs, and shared by those faces and `Photo.rgb` (what the
-    page's panels show in the tile strip, measure taps with and save)."""
+    page's panels show in the tile strip, measure taps with and save). `full=False`: only the
+    boxes are wanted (a loser's meld photo), so the full-size pixels are never decoded."""
     photo = Photo(photo_key(data), name)
     try:
         pixels = decode_upload(data, name)
     except Exception as exc:  # noqa: BLE001 - every decoding failure is a refusal in words
         photo.error = _refusal(exc)
         return photo
-    pixels.prefetch()  # the panels need the full-size pixels: decoded beside the detector, once
+    if full:
+        pixels.prefetch()  # the panels need the full-size pixels: decoded beside the detector, once
     photo.display, photo.display_scale = shown_picture(pixels)
     detect_into(photo, detector, pixels)
+    if not full:
+        return photo
     try:
         photo.rgb = pixels.full()
     except Exception as exc:  # noqa: BLE001 - the full-size decode fails only where the reduced one would
