@@ -2,6 +2,13 @@
 
     python benchmarks/adapt_trial.py --group datasets/groups/chinese-mahjong-v4.json:g0 \
         --model runs/lopo-g0/model/model.json --photos 5 --out runs/adapt-trial-g0
+    python benchmarks/adapt_trial.py --data ../shared/datasets/riichi-standing-dev/data.yaml \
+        --camera-aspect 1.7778 --model models/model.json --photos 5 --out runs/adapt-trial-riichi
+
+`--data` takes every photo of a labelled set instead of a group (a set of a print never trained on:
+the player's photos and the new photos of that set); `--camera-aspect W/H` first resizes each photo
+to that aspect, keeping its height (riichi-standing-dev's frames were 16:9, exported stretched to a
+square), into OUT/photos, so the learnt and the tested photos look as the camera saw them.
 
 The N photos are drawn at random (seeded) from the group's val photos and saved exactly as the page
 saves them (vision.labels.store); the rest of the group's val photos are the test. Both the base model
@@ -46,10 +53,32 @@ def save_as_page(images: list[Path], root: Path) -> None:
         labelstore.save_example(rgb, boxes, root, source_name=path.stem[:30])
 
 
+def at_aspect(images: list[Path], aspect: float, out: Path) -> list[Path]:
+    """Each photo resized to `aspect` (W/H, height kept) as a JPEG in out/images, its labels (normalised,
+    so they follow) copied to out/labels; the new paths, in the same order."""
+    import shutil
+
+    import cv2
+
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    made = []
+    for path in images:
+        rgb = load_image(path)
+        h = rgb.shape[0]
+        wide = cv2.resize(rgb, (round(h * aspect), h), interpolation=cv2.INTER_CUBIC)
+        target = out / "images" / f"{path.stem}.jpg"
+        cv2.imwrite(str(target), wide[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 95])
+        shutil.copyfile(data.label_path_for(path), out / "labels" / f"{path.stem}.txt")
+        made.append(target)
+    return made
+
+
 def measure(model_path: Path, test_yaml: Path) -> dict:
     rep = evaluate(test_yaml, load_model(model_path))
     return {
         "tiles_returned": rep.tiles_returned,
+        "tile_precision": rep.tile_precision,
         "faces_right": rep.faces_right,
         "all_right": rep.all_right,
         "map50": rep.map50,
@@ -60,7 +89,10 @@ def measure(model_path: Path, test_yaml: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--group", required=True, help="FILE:GROUP (vision.train.groups)")
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument("--group", help="FILE:GROUP (vision.train.groups): that group's val photos")
+    which.add_argument("--data", help="a labelled set's data.yaml: all its photos")
+    ap.add_argument("--camera-aspect", type=float, default=None, help="resize photos to this W/H first")
     ap.add_argument("--model", required=True, help="base model.json")
     ap.add_argument("--photos", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
@@ -71,8 +103,15 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     out = Path(args.out)
-    grouping, name = groups.parse_spec(args.group)
-    members = [p for p in data.split_images(data.REAL_DATASET, "val") if grouping.group_of(p) == name]
+    if args.group:
+        grouping, name = groups.parse_spec(args.group)
+        members = [p for p in data.split_images(data.REAL_DATASET, "val") if grouping.group_of(p) == name]
+    else:
+        name = Path(args.data).parent.name
+        members = data.split_images(Path(args.data), "train") + data.split_images(Path(args.data), "val")
+        members = list(dict.fromkeys(members))
+    if args.camera_aspect:
+        members = at_aspect(members, args.camera_aspect, out / "photos")
     rng = np.random.default_rng(args.seed)
     chosen = set(rng.choice(len(members), args.photos, replace=False).tolist())
     learn = [p for i, p in enumerate(members) if i in chosen]

@@ -5,8 +5,8 @@
 Paths (model loading excluded, except for the CLI as a process, which is timed as called):
 - the page: upload bytes -> boxes, through page.photo_state as the page calls it (read_photo with the
   model's Detector), and its stages: reduced decode (decode_upload), the phone's picture
-  (shown_picture), reading and layout (detect_into), and the wait, after the boxes, for the
-  full-size pixels the panels keep (`Photo.rgb`, decoded once in the background meanwhile);
+  (shown_picture), reading and layout (detect_into); apart, the full-size decode that saving for
+  training asks for later (`Photo.rgb`, from the kept bytes; not on the upload path);
 - the CLI in process (`vision.__main__.main(["detect", "--json", file])`, stdout captured) and as
   a process (`python3 -m vision detect --json FILE`: interpreter, imports and model load included),
   plus the per-photo cost inside one process given all files;
@@ -66,7 +66,6 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     t = time.perf_counter()
     pixels = decode_upload(blob, "p.jpg")
     out["page: reduced decode"] = time.perf_counter() - t
-    pixels.prefetch()
     photo = Photo(photo_key(blob), "p.jpg")
     t = time.perf_counter()
     photo.display, photo.display_scale = shown_picture(pixels)
@@ -75,8 +74,9 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     detect_into(photo, detector, pixels)
     out["page: read + layout"] = time.perf_counter() - t
     t = time.perf_counter()
-    photo.rgb = pixels.full()
-    out["page: full-size pixels (Photo.rgb), waited for after the boxes"] = time.perf_counter() - t
+    photo.pixels = pixels
+    assert photo.rgb is not None
+    out["page, later: full-size pixels when saving for training (Photo.rgb)"] = time.perf_counter() - t
     out["page: upload -> boxes"] = sum(
         out[k] for k in ("page: reduced decode", "page: phone's picture", "page: read + layout")
     )
@@ -144,7 +144,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for f, blob in zip(files, blobs, strict=True):
                 paths = {
-                    "page: read_photo (upload -> Photo with rgb)": lambda b=blob: read_photo(
+                    "page: read_photo (upload bytes -> boxes)": lambda b=blob: read_photo(
                         b, "p.jpg", detector
                     ),
                     "CLI in process": lambda f=f: cli_in_process(f),

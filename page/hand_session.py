@@ -229,7 +229,7 @@ class HandSession:
         check.role(role)
         xyxy = None
         if beside is not None and self._box(beside).xyxy:
-            xyxy = box_right_of(self._box(beside).xyxy, self.photo.rgb)  # type: ignore[arg-type]
+            xyxy = box_right_of(self._box(beside).xyxy, self.photo.size)  # type: ignore[arg-type]
         self.photo.boxes.append(player_box(face, role, "added", xyxy))
         if won and role == "hand":
             self.photo.winning = len(self.photo.boxes) - 1
@@ -530,9 +530,7 @@ class HandSession:
     @property
     def record_key(self) -> str:
         """What ties a recorded hand to this one: the photo's hash, or the hand's own id when typed."""
-        return (
-            self.photo.key if self.photo_data is not None or self.photo.rgb is not None else f"hand:{self.id}"
-        )
+        return self.photo.key if self.photo_data is not None or self.photo.has_picture else f"hand:{self.id}"
 
     def record_plan(
         self, outcome: Outcome, recorded: Any | None, evening_id: int | None = None

@@ -278,7 +278,7 @@ def _take_stored(
     if store is None:
         return False
     mine: HandSession | None = state.get(HAND)
-    known = mine.photo.key if mine is not None and mine.photo.rgb is not None else None
+    known = mine.photo.key if mine is not None and mine.photo.has_picture else None
     try:
         saved = store.load(known_photo=known)
     except ScorebookError as exc:
@@ -329,9 +329,8 @@ def _carry(mine: HandSession, stored: HandSession) -> None:
     picture, its bytes, the last save for training, and where its own keyboard is open."""
     if stored.id != mine.id or stored.photo.key != mine.photo.key:
         return
-    if stored.photo.rgb is None:
-        stored.photo.rgb = mine.photo.rgb
-        stored.photo.display, stored.photo.display_scale = mine.photo.display, mine.photo.display_scale
+    if not stored.photo.has_picture:
+        stored.photo.take_picture(mine.photo)
     if stored.photo_data is None:
         stored.photo_data = mine.photo_data
     stored.photo.saved = mine.photo.saved

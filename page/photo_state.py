@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from page.annotate import shrink
+from page.annotate import shrink, tile_crop
 from page.box import Box, detection_box, player_box
 from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
@@ -52,7 +52,7 @@ class Photo:
 
     key: str  # sha256 of the uploaded bytes
     name: str
-    rgb: np.ndarray | None = None
+    _rgb: np.ndarray | None = field(default=None, repr=False)  # the full-size pixels, once decoded
     boxes: list[Box] = field(default_factory=list)
     winning: int | None = None
     meld_kinds: dict[str, str] = field(default_factory=dict)
@@ -69,6 +69,35 @@ class Photo:
     saved: Saved | None = None
     display: np.ndarray | None = None  # display-sized copy of rgb, made once
     display_scale: float = 1.0
+    #: (width, height) of the full-size upright photo: the pixels every box is in.
+    size: tuple[int, int] | None = None
+    #: The upload decoded at reduced size, with its bytes: where `rgb` is decoded from when a
+    #: panel first needs the full-size pixels (saving for training), never on the upload path.
+    pixels: PhotoPixels | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def rgb(self) -> np.ndarray | None:
+        """The full-size upright photo, decoded from the kept upload the first time it is asked for
+        (saving for training): the upload path stops at the boxes and the reduced picture."""
+        if self._rgb is None and self.pixels is not None:
+            self._rgb = self.pixels.full()
+        return self._rgb
+
+    @rgb.setter
+    def rgb(self, value: np.ndarray | None) -> None:
+        self._rgb = value
+        if value is not None:
+            self.size = (int(value.shape[1]), int(value.shape[0]))
+
+    @property
+    def has_picture(self) -> bool:
+        """Whether there is a photo to show (decoded or not), as opposed to a typed hand."""
+        return self._rgb is not None or self.pixels is not None
+
+    def take_picture(self, other: Photo) -> None:
+        """Share `other`'s pixels (the same photo, shown on another phone): nothing decoded again."""
+        self._rgb, self.pixels, self.size = other._rgb, other.pixels, other.size
+        self.display, self.display_scale = other.display, other.display_scale
 
     @property
     def widget_prefix(self) -> str:
@@ -80,6 +109,19 @@ class Photo:
         return [i for i, b in enumerate(self.boxes) if b.needs_check and b.in_play]
 
 
+def tile_thumbnail(photo: Photo, xyxy: Sequence[float] | None, height: int) -> np.ndarray | None:
+    """A tile's picture for the strip, cut from the full-size pixels when they are decoded anyway,
+    else from the picture the phone shows (a 12 MP photo is not decoded whole for thumbnails)."""
+    if xyxy is None:
+        return None
+    if photo._rgb is not None:
+        return tile_crop(photo._rgb, xyxy, height=height)
+    if photo.display is None:
+        return None
+    k = photo.display_scale
+    return tile_crop(photo.display, [v * k for v in xyxy], height=height)
+
+
 def boxes_signature(boxes: Sequence[Box]) -> str:
     """What a save stores, as one hash: the faces and positions of the boxes that go into the label
     file (a fix after saving changes it, so the page offers to save again)."""
@@ -87,11 +129,12 @@ def boxes_signature(boxes: Sequence[Box]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
 
 
-def box_right_of(xyxy: Sequence[float], rgb: np.ndarray | None) -> list[float]:
-    """Where a tile added "right of" a box lies: one tile width on, clipped to the photo."""
+def box_right_of(xyxy: Sequence[float], size: tuple[int, int] | None) -> list[float]:
+    """Where a tile added "right of" a box lies: one tile width on, clipped to the photo (`size`:
+    its width and height)."""
     x1, y1, x2, y2 = xyxy
     w = x2 - x1
-    h, wd = rgb.shape[:2] if rgb is not None else (y2, x2 + 2 * w)
+    wd = size[0] if size is not None else x2 + 2 * w
     return [min(x2 + 0.05 * w, wd - 1), y1, min(x2 + 1.05 * w, wd), y2]
 
 
@@ -175,28 +218,23 @@ def read_photo(data: bytes, name: str, detector: Detector | None, full: bool = T
     """Decode (upright, size-checked), detect and propose the layout: once per photo.
 
     The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
-    that, and it is the picture the phone shows. A reader that takes decoded pixels (the model's
-    own, `Detector.takes_pixels`) cuts the faces from the full-size photo only where the boxes are
-    and only when the tiles are small; the full-size pixels are decoded once per upload, in the
-    background while the detector runs, and shared by those faces and `Photo.rgb` (what the
-    page's panels show in the tile strip, measure taps with and save). `full=False`: only the
-    boxes are wanted (a loser's meld photo), so the full-size pixels are never decoded."""
+    that, and it is the picture the phone shows, the tile strip's thumbnails and what taps are
+    measured on. A reader that takes decoded pixels (the model's own, `Detector.takes_pixels`) cuts
+    the faces from the full-size photo only where the boxes are and only when the tiles are small
+    there. Otherwise the full-size pixels are decoded only when a panel asks for `Photo.rgb`
+    (saving for training), from the kept bytes. `full=False`: only the boxes are wanted (a loser's
+    meld photo), so nothing of the photo is kept."""
     photo = Photo(photo_key(data), name)
     try:
         pixels = decode_upload(data, name)
     except Exception as exc:  # noqa: BLE001 - every decoding failure is a refusal in words
         photo.error = _refusal(exc)
         return photo
-    if full:
-        pixels.prefetch()  # the panels need the full-size pixels: decoded beside the detector, once
     photo.display, photo.display_scale = shown_picture(pixels)
+    photo.size = pixels.size
     detect_into(photo, detector, pixels)
-    if not full:
-        return photo
-    try:
-        photo.rgb = pixels.full()
-    except Exception as exc:  # noqa: BLE001 - the full-size decode fails only where the reduced one would
-        return Photo(photo.key, name, error=_refusal(exc))
+    if full:
+        photo.pixels = pixels
     return photo
 
 

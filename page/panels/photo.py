@@ -109,15 +109,15 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
         say("error", photo.error)
     for n in photo.notes:
         say("info", n)
-    if photo.rgb is None:
+    if not photo.has_picture:
         return
-    if photo.display is None:  # scale a 12 MP photo once, not on every correction
+    if photo.display is None:  # a hand restored from its bytes: scale it once, not on every fix
         photo.display = shrink(photo.rgb, DISPLAY_SIDE)
         photo.display_scale = display_scale(photo.rgb.shape[1], photo.rgb.shape[0], DISPLAY_SIDE)
     won = tiles.winning is not None  # a hand one tile short has no 胡 tile on the photo
     marks = marks_for(photo.boxes, winning=photo.winning if won else None, picked=photo.picked, lang=lang())
     drawn = draw_marks(photo.display, marks, photo.display_scale)
-    h, w = photo.rgb.shape[:2]
+    w, h = photo.size or (photo.display.shape[1], photo.display.shape[0])
     caption = f"{plain(photo.name)} · {w}×{h} · " + tr(f"{len(marks)} 张", f"{len(marks)} boxes")
     if photo.seconds is not None:
         caption += tr(f" · 认牌 {photo.seconds:.2f} 秒", f" · read in {photo.seconds:.2f} s")

@@ -8,9 +8,9 @@ import streamlit as st
 
 from page import hand_sync
 from page import keyboard as kb
-from page.annotate import tile_crop
 from page.names import kind_words, tile_words, tiles_words
 from page.panels.common import STORE, bind, hand, lang, run, run_from, say, ticket, tr
+from page.photo_state import tile_thumbnail
 from page.roles import ROLE_WORDS, ROLES
 from page.situation import WinnerTiles
 from page.words import Words, plain
@@ -85,8 +85,9 @@ def strip() -> None:
             b = boxes[i]
             state = "x" if not b.in_play else ("q" if b.needs_check else "")
             with st.container(key=f"card{state}_{pk}_{i}", width=48, gap=None):
-                if b.xyxy is not None and photo.rgb is not None:
-                    st.image(tile_crop(photo.rgb, b.xyxy, height=THUMB_H), width=44)
+                thumb = tile_thumbnail(photo, b.xyxy, THUMB_H)
+                if thumb is not None:
+                    st.image(thumb, width=44)
                 label = f"{i + 1}·{short(b.cls)}" if b.xyxy is not None else short(b.cls)
                 st.button(
                     label,

@@ -23,11 +23,12 @@ def labelled_dir() -> Path:
 def save_for_training() -> None:
     """Store the corrected photo and boxes as training data; the message says what is on disk."""
     from vision.labels.store import LabelBox, save_example, yolo_rows
+    from vision.read.imageio import ImageLoadError
 
     photo = hand().photo
     boxes = [b for b in photo.boxes if b.role != "delete"]
     boxed = [b for b in boxes if b.xyxy is not None]
-    if photo.rgb is None or not boxed:
+    if not photo.has_picture or not boxed:
         st.caption(
             tr(
                 "保存用于训练需要一张框出了牌的照片。",
@@ -50,7 +51,7 @@ def save_for_training() -> None:
         label_boxes = [LabelBox(b.cls, tuple(b.xyxy)) for b in boxed]  # type: ignore[arg-type]
         try:
             res = save_example(
-                photo.rgb,
+                photo.rgb,  # the full-size pixels, decoded from the kept upload only now
                 label_boxes,
                 labelled_dir(),
                 source_name=photo.name,
@@ -60,10 +61,10 @@ def save_for_training() -> None:
                     "added_boxes_estimated": sum(b.origin == "added" and b.xyxy is not None for b in boxes)
                 },
             )
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, ImageLoadError) as exc:
             say("error", Words(f"没存上：{exc}", f"Could not save: {exc}"))
             return
-        h, w = photo.rgb.shape[:2]
+        w, h = photo.size
         want = yolo_rows(label_boxes, w, h)
         try:
             lines = Path(res.label).read_text().splitlines()

@@ -82,9 +82,8 @@ def test_boxes_signature_changes_with_a_fix_and_ignores_deleted_boxes():
 
 def test_box_right_of_is_one_tile_on_and_clipped_to_the_photo():
     assert box_right_of([10, 5, 30, 35], None) == [31.0, 5, 51.0, 35]
-    rgb = np.zeros((40, 45, 3), np.uint8)
-    assert box_right_of([10, 5, 30, 35], rgb) == [31.0, 5, 45, 35]
-    assert box_right_of([10, 5, 50, 35], rgb)[0] == 44  # never off the right edge
+    assert box_right_of([10, 5, 30, 35], (45, 40)) == [31.0, 5, 45, 35]
+    assert box_right_of([10, 5, 50, 35], (45, 40))[0] == 44  # never off the right edge
 
 
 def test_typed_hand_adds_the_winning_tile_and_groups_the_melds():

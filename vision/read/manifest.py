@@ -40,6 +40,12 @@ class ModelManifest:
     det_imgsz: int = 384
     architecture: str = "two-stage"
     format_version: int = FORMAT_VERSION
+    #: A player's model (vision.train.adapt): a second detector, fine-tuned on the player's photos,
+    #: read beside `detector`. Its boxes at or above `learnt_conf` (its own detector confidence) are
+    #: added to the reading, never in place of the base detector's: learning can add tiles the base
+    #: missed, and cannot lose one it found (vision.read.detect._read_view).
+    learnt_detector: str | None = None
+    learnt_conf: float = 0.5
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -49,6 +55,9 @@ class ModelManifest:
         d.pop("op")
         if not self.classifier:
             d.pop("classifier_classes")
+        if not self.learnt_detector:
+            d.pop("learnt_detector")
+            d.pop("learnt_conf")
         return {**d, **self.op.to_json(), **extra}
 
 
@@ -71,8 +80,12 @@ def from_dict(d: dict) -> ModelManifest:
         raise ModelFileError("model.json must be an object with at least a `detector` file name")
     if not isinstance(d["detector"], str) or not d["detector"]:
         raise ModelFileError("`detector` must be the weights file's name")
-    if d.get("classifier") is not None and (not isinstance(d["classifier"], str) or not d["classifier"]):
-        raise ModelFileError("`classifier` must be the weights file's name, or absent")
+    for key in ("classifier", "learnt_detector"):
+        if d.get(key) is not None and (not isinstance(d[key], str) or not d[key]):
+            raise ModelFileError(f"`{key}` must be the weights file's name, or absent")
+    learnt = d.get("learnt_conf", 0.5)
+    if isinstance(learnt, bool) or not isinstance(learnt, (int, float)) or not 0.0 <= learnt <= 1.0:
+        raise ModelFileError(f"learnt_conf must be a number within 0..1, got {learnt!r}")
     version = d.get("format_version", 1)
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(f"model format {version!r} is newer than this code reads ({FORMAT_VERSION})")
@@ -94,6 +107,7 @@ def from_dict(d: dict) -> ModelManifest:
     try:
         m = ModelManifest(**kw, op=op, extra=extra)
         m.det_imgsz = int(m.det_imgsz)
+        m.learnt_conf = float(m.learnt_conf)
     except TypeError as exc:
         raise ModelFileError(f"bad model.json field: {exc}") from exc
     check_classes(m)
@@ -157,7 +171,7 @@ def version_of(path: str | Path) -> str:
     digest = hashlib.sha256(p.read_bytes())
     if p.suffix == ".json":
         m = read(p)
-        for weights in (m.detector, m.classifier):
+        for weights in (m.detector, m.classifier, m.learnt_detector):
             if weights and weights_path(p, weights).is_file():
                 digest.update(weights_path(p, weights).read_bytes())
     return f"{p.name}@{digest.hexdigest()[:12]}"

@@ -127,3 +127,24 @@ def test_the_four_view_average_is_kept_for_crops_in_doubt():
     assert np.allclose(mixed[doubt], every[doubt], atol=1e-6)
     assert np.allclose(mixed[~doubt], single[~doubt], atol=1e-6)
     assert np.allclose(mixed.sum(1), 1.0, atol=1e-5)
+
+
+def test_the_classifier_read_with_batch_norms_folded_in_reads_the_same():
+    """for_reading folds each batch norm into its convolution (what load_model keeps): the same
+    probabilities to float rounding, on a net whose norms are far from identity."""
+    from vision.read.tilenet import for_reading
+
+    torch.manual_seed(0)
+    net = TileNet(num_classes=36)
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+    net.eval()
+    crops = np.random.default_rng(1).integers(0, 255, (6, 64, 48, 3), dtype=np.uint8)
+    fused = for_reading(net)
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in fused.modules())
+    assert np.abs(classify_crops(net, crops, 1.0) - classify_crops(fused, crops, 1.0)).max() < 1e-5
+    assert any(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules())  # the original is untouched

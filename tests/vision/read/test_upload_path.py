@@ -1,5 +1,6 @@
 """The page's upload path and the CLI read a photo exactly as `detect(path)` does: one reduced
-decode, boxes in full-photo pixels, the full-size pixels decoded at most once per upload."""
+decode, boxes in full-photo pixels; the full-size pixels decoded only when the faces or a save need
+them, and then once."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_bytes_decode_reduced_as_the_file_does_with_the_full_upright_size(tmp_pa
 @needs_model
 def test_the_page_reads_an_upload_as_detect_reads_its_file(tmp_path, monkeypatch):
     from page.detector_loader import model_detector
-    from page.photo_state import read_photo
+    from page.photo_state import read_photo, tile_thumbnail
 
     data = _phone_jpeg((4000, 3000), orientation=6)
     (tmp_path / "p.jpg").write_bytes(data)
@@ -63,11 +64,15 @@ def test_the_page_reads_an_upload_as_detect_reads_its_file(tmp_path, monkeypatch
     photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
     assert photo.error is None
     assert [(b.cls, tuple(round(v, 3) for v in b.xyxy)) for b in photo.boxes] == want
-    assert len(full_decodes) == 1  # once per upload: Photo.rgb, the panels' full-size pixels
-    assert photo.rgb.shape == (4000, 3000, 3)  # upright, the pixels the boxes are in
-    assert max(b.xyxy[3] for b in photo.boxes) > 2000
-    # the phone's picture comes from the reduced decode and maps full-photo pixels onto it
+    assert full_decodes == []  # the upload path stops at the boxes: no full-size decode
+    assert photo.size == (3000, 4000) and max(b.xyxy[3] for b in photo.boxes) > 2000
+    # the phone's picture and the strip's thumbnails come from the reduced decode
     assert photo.display.shape == (1000, 750, 3) and photo.display_scale == 0.25
+    thumb = tile_thumbnail(photo, photo.boxes[0].xyxy, 56)
+    assert thumb is not None and thumb.shape[0] == 56 and full_decodes == []
+    # saving for training asks for the full-size pixels: decoded then, once, upright
+    assert photo.rgb.shape == (4000, 3000, 3) and photo.rgb is photo.rgb
+    assert len(full_decodes) == 1
 
 
 @needs_model
@@ -82,7 +87,8 @@ def test_the_page_cuts_small_faces_from_the_one_full_size_decode(monkeypatch):
     monkeypatch.setattr(reader, "CROP_W", 10_000)  # every tile "too small" in the reduced decode
     photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
     assert len(photo.boxes) >= 12
-    assert len(full_decodes) == 1  # the faces' decode is the one Photo.rgb keeps
+    assert len(full_decodes) == 1  # the faces needed it; Photo.rgb keeps that one decode
+    assert photo.rgb.shape == (3000, 4000, 3) and len(full_decodes) == 1
 
 
 @needs_model

@@ -83,7 +83,7 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
     by_point = meta["adapt"]["fixes_by_tile_conf"]
     assert fixes == {c: min(v.values()) for c, v in by_point.items()}
     assert by_point[kept][f"{meta['tile_conf']:g}"] == fixes[kept]
-    assert meta["adapt"]["tile_conf_from"] == load_model(DEFAULT_MODEL).tile_conf
+    assert meta["adapt"]["tile_conf_from"] == load_model(DEFAULT_MODEL).tile_conf == meta["tile_conf"]
     assert meta["adapted_from"].startswith("model.json@")
     model = load_model(out / "model.json")
     assert model.two_stage and model.tile_conf == meta["tile_conf"]
@@ -107,36 +107,56 @@ def test_adapt_is_seeded(tmp_path):
 QUICK = AdaptConfig(steps=1, player_views=1, bank_views=1, detector_epochs=0, cross_check=False)
 
 
-def test_the_detector_learns_the_saved_photos_too(tmp_path):
-    """With the check off every stage is kept: the detector is fine-tuned on the saved photos (its
-    weights change, it still loads safely and still finds the tiles)."""
-    saved = _saved_photos(tmp_path / "labelled")
+def test_the_detector_learns_the_saved_photos_too(tmp_path, monkeypatch):
+    """With the check off every stage is kept: a detector is fine-tuned on the saved photos and read
+    beside the base's, which is kept as it was (its boxes are never lost); it loads safely and
+    the tiles are still found. Folders given relative to where it runs (as a person types them)
+    hold everything: ultralytics put a relative run folder under its own runs/ before."""
+    _saved_photos(tmp_path / "labelled")
+    monkeypatch.chdir(tmp_path)
     path = adapt(
-        saved,
-        tmp_path / "mine",
+        Path("labelled"),
+        Path("mine"),
         config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=2, cross_check=False),
     )
+    path = tmp_path / path
     meta = json.loads(path.read_text())
     assert meta["adapt"]["kept"] == "faces+tiles" and meta["adapt"]["fixes_on_unseen_photos"] == {}
     shipped = (MODELS_DIR / "tile_detector.pt").read_bytes()
-    assert (path.parent / "tile_detector.pt").read_bytes() != shipped
+    assert (path.parent / "tile_detector.pt").read_bytes() == shipped
+    assert meta["learnt_detector"] == "learnt_detector.pt" and 0 < meta["learnt_conf"] <= 1
+    assert (path.parent / "learnt_detector.pt").read_bytes() != shipped
     assert not (path.parent / ".adapt-work").exists()
-    assert len(detect(FIXTURES / "tiles_grid.jpg", model=load_model(path))) >= 10
+    mine = load_model(path)
+    assert mine.learnt is not None
+    # the same faces without the learnt detector: adding its boxes lost none of those tiles
+    without = detect(FIXTURES / "tiles_grid.jpg", model=replace(mine, learnt=None))
+    found = detect(FIXTURES / "tiles_grid.jpg", model=mine)
+    assert len(found) >= 10 and len(found) >= len(without)
 
 
 def test_the_check_moves_the_operating_point_when_the_players_photos_need_it(tmp_path, monkeypatch):
-    """A base model that boxes things that are no tile on this player's table needs a higher
-    tile_conf there: when the unseen photos need fewer fixes at 0.55, the personal model reads at
-    0.55 (same weights: nothing else helped), and the page switches to it."""
+    """Where the check is allowed other points (AdaptConfig.tile_confs; none by default), a base that
+    misses this player's tiles reads at a lower tile_conf: when the unseen photos need fewer fixes
+    at 0.35, the personal model reads at 0.35 (same weights: nothing else helped), and the page
+    switches to it. A higher point is never tried: it can only lose tiles."""
     from page.learn import learnt_something
     from vision.train import adapt as adapt_module
 
     saved = _saved_photos(tmp_path / "labelled")
-    monkeypatch.setattr(adapt_module, "fixes_needed", lambda tm, photos: 0 if tm.tile_conf == 0.55 else 10)
-    path = adapt(saved, tmp_path / "mine", config=replace(QUICK, cross_check=True))
+    tried: set[float] = set()
+
+    def fixes(tm, photos):
+        tried.add(tm.tile_conf)
+        return 0 if tm.tile_conf == 0.35 else 10
+
+    monkeypatch.setattr(adapt_module, "fixes_needed", fixes)
+    config = replace(QUICK, cross_check=True, tile_confs=(0.25, 0.35, 0.55))
+    path = adapt(saved, tmp_path / "mine", config=config)
     meta = json.loads(path.read_text())
-    assert meta["adapt"]["kept"] == "base" and meta["tile_conf"] == 0.55
-    assert meta["conf"] <= 0.55 and load_model(path).tile_conf == 0.55
+    assert meta["adapt"]["kept"] == "base" and meta["tile_conf"] == 0.35
+    assert meta["conf"] <= 0.35 and load_model(path).tile_conf == 0.35
+    assert max(tried) == load_model(DEFAULT_MODEL).tile_conf  # never above the base's own point
     for name in ("tile_detector.pt", "tile_classifier.pt"):
         assert (path.parent / name).read_bytes() == (MODELS_DIR / name).read_bytes()
     assert learnt_something(path) and "现在用你的牌" in read_progress(path.parent)["message_zh"]

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.train.synth import seat
 from vision.train.synth.drawn import DEFAULT_PER_CLASS, drawn_face_bank, find_cjk_font
 from vision.train.synth.faces import DEFAULT_SOURCE, FaceBank, load_face_bank
 from vision.train.synth.scene import CLOSEUP_SHARE, Scene, make_scene
@@ -45,9 +46,13 @@ def scene_name(index: int) -> str:
     return f"synth_{index:06d}"
 
 
-def _init_worker(source: str, drawn: tuple[int, int, str, bool] | None = None) -> None:
+def _init_worker(
+    source: str, drawn: tuple[int, int, str, bool] | None = None, mix: tuple[float, float] | None = None
+) -> None:
     """Load the banks in a worker: both come from the cache the parent filled."""
     global _BANK, _DRAWN
+    if mix is not None:
+        seat.set_mix(*mix)
     _BANK = load_face_bank(source)
     _DRAWN = drawn_face_bank(drawn[0], drawn[1], Path(drawn[2]), prints=drawn[3]) if drawn else None
 
@@ -111,14 +116,32 @@ def generate(
     closeup_share: float = CLOSEUP_SHARE,
     drawn_share: float = 0.0,
     vary: Variations = ALL,
+    seat_mix: tuple[float, float] | None = None,
 ) -> None:
     """Generate scenes start..start+n-1 into `out` (creating the folders).
+
+    `seat_mix` (seat share, low share): see vision.train.synth.seat.set_mix (default: the module's).
 
     `drawn_share` of the scenes use a set of the drawn bank for `seed` (`DEFAULT_PER_CLASS` sets);
     `vary` switches the domain randomisation (`vary.prints` chooses the drawn bank's version).
     """
     if not 0.0 <= drawn_share <= 1.0:
         raise ValueError("drawn_share must lie in [0, 1]")
+    before = (seat.SEAT_SHARE, seat.LOW_SHARE)
+    if seat_mix is not None:
+        seat.set_mix(*seat_mix)
+    try:
+        _generate(
+            out, n, seed, val_fraction, source, workers, start, closeup_share, drawn_share, vary, seat_mix
+        )
+    finally:
+        seat.set_mix(*before)
+
+
+def _generate(
+    out, n, seed, val_fraction, source, workers, start, closeup_share, drawn_share, vary, seat_mix
+) -> None:  # noqa: PLR0913
+    """generate's work, with the seat mix set."""
     out = Path(out)
     for sub in ("images", "labels", "layout"):
         (out / sub).mkdir(parents=True, exist_ok=True)
@@ -130,7 +153,9 @@ def generate(
         drawn_args = (seed, DEFAULT_PER_CLASS, str(font), vary.prints)
     jobs = [(seed, i, closeup_share, drawn_share, vary) for i in range(start, start + n)]
     if workers > 1:
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(str(source), drawn_args)) as ex:
+        with ProcessPoolExecutor(
+            workers, initializer=_init_worker, initargs=(str(source), drawn_args, seat_mix)
+        ) as ex:
             for index, scene in ex.map(_render, jobs, chunksize=8):
                 write_scene(out, index, scene)
     else:
@@ -173,6 +198,13 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(Variations.names()),
     )
     p.add_argument("--no-vary", default="", help="comma-separated variations to leave out of --vary")
+    p.add_argument("--seat-share", type=float, default=None, help="share of scenes seen from the seat")
+    p.add_argument(
+        "--low-share",
+        type=float,
+        default=None,
+        help="share of seat scenes shot low, the shelf behind (round 6: 0.5)",
+    )
     args = p.parse_args(argv)
     if args.n < 1 or not 0 <= args.val_fraction < 1 or not 0 <= args.drawn_share <= 1:
         p.error("need --n >= 1, 0 <= --val-fraction < 1 and 0 <= --drawn-share <= 1")
@@ -192,8 +224,14 @@ def main(argv: list[str] | None = None) -> int:
             closeup_share=args.closeup_share,
             drawn_share=args.drawn_share,
             vary=vary,
+            seat_mix=None
+            if args.seat_share is None and args.low_share is None
+            else (
+                seat.SEAT_SHARE if args.seat_share is None else args.seat_share,
+                seat.LOW_SHARE if args.low_share is None else args.low_share,
+            ),
         )
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         print(f"vision synth: {e}", file=sys.stderr)
         return 2
     dt = time.perf_counter() - t0

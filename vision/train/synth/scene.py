@@ -439,6 +439,9 @@ def make_scene(
     ids = cv2.warpPerspective(ids, m, (w, h), flags=cv2.INTER_NEAREST)
     a = alpha[..., None]
     img = (bg.astype(np.float32) * (1 - a) + colour.astype(np.float32) * a).astype(np.uint8)
+    if view is not None and view.low:  # beyond the table: rim and shelf, above every tile
+        rows = np.flatnonzero((ids > 0).any(1) | (alpha > 0.01).any(1))
+        img = seat.backdrop(img, int(rows[0]) if len(rows) else h, srng)
     img = table.light_gradient(img, rng)
     img = table.camera_effects(img, rng)
     img = photo.apply(img, alpha, vary, seed, index)

@@ -24,6 +24,19 @@ from vision.train.synth import tiles
 
 #: Share of scenes seen from the seat when `Variations.seat` is on.
 SEAT_SHARE = 0.35
+#: Share of seat scenes shot low (LOW_ELEVATION), the way real photos of a standing hand are taken
+#: (riichi-standing-dev: faces nearly full height, thin tops, the shelf behind the table in frame).
+#: Round 5 saw only 35-65 deg cameras, whose faces are shortened to 0.4-0.8 of their height; on
+#: real standing tiles it boxed the face alone or nothing (models/MODEL_CARD.md, round 6). 0 by
+#: default (the scenes of earlier rounds, byte for byte); round 6 used `vision synth --seat-share
+#: 0.5 --low-share 0.5` (set_mix). The layout reader reads fewer low scenes exactly (31 of 40 at
+#: the round-6 mix, against the 90 % its test asks of the default scenes).
+LOW_SHARE = 0.0
+LOW_ELEVATION = (8.0, 30.0)
+HIGH_ELEVATION = (35.0, 65.0)
+#: A tile lying flat is never drawn thinner than this share of its height (a camera 10 deg above
+#: the table would make discards slivers nobody could read or label).
+MIN_FLAT = 0.25
 
 
 @dataclass(frozen=True)
@@ -46,21 +59,34 @@ class SeatView:
     near_left: bool
     shrink: float
     fill: float
+    low: bool = False  # shot low (LOW_ELEVATION): the shelf and the table's rim show behind the hand
+
+
+def set_mix(seat_share: float, low_share: float) -> None:
+    """Set the share of seat scenes and, of those, of low ones (each in 0..1) for this process."""
+    global SEAT_SHARE, LOW_SHARE
+    if not (0.0 <= seat_share <= 1.0 and 0.0 <= low_share <= 1.0):
+        raise ValueError("seat and low shares must lie in [0, 1]")
+    SEAT_SHARE, LOW_SHARE = float(seat_share), float(low_share)
 
 
 def random_seat(rng: np.random.Generator) -> SeatView:
-    """A camera 35°–65° above the table, the row turned so that its far end is 65–95 % of the near
-    end's height (lower cameras and harder turns made tiles too thin to read)."""
-    elev = np.deg2rad(rng.uniform(35.0, 65.0))
+    """A camera LOW_ELEVATION (LOW_SHARE of the scenes) or HIGH_ELEVATION degrees above the table,
+    the row turned so that its far end is 65–95 % of the near end's height (harder turns made tiles
+    too thin to read). Flat tiles are drawn at least MIN_FLAT of their height. With LOW_SHARE 0 no
+    draw is spent on it, so the scenes are those of earlier rounds."""
+    low = bool(LOW_SHARE > 0 and rng.random() < LOW_SHARE)
+    elev = np.deg2rad(rng.uniform(*(LOW_ELEVATION if low else HIGH_ELEVATION)))
     shrink = float(rng.uniform(0.65, 0.95))
     return SeatView(
         upright=float(np.cos(elev)),
-        flat=float(np.sin(elev)),
+        flat=float(max(np.sin(elev), MIN_FLAT)),
         depth=float(rng.uniform(0.55, 0.8)),
         side=float((1.0 - shrink) * rng.uniform(0.5, 1.2)),
         near_left=bool(rng.random() < 0.5),
         shrink=shrink,
         fill=float(rng.uniform(0.75, 0.95)),
+        low=low,
     )
 
 
@@ -140,3 +166,43 @@ def close_in(pts: np.ndarray, w: int, h: int, view: SeatView) -> np.ndarray:
     tx = w / 2 - z * (x0 + x1) / 2
     ty = h / 2 - z * (y0 + y1) / 2
     return np.array([[z, 0.0, tx], [0.0, z, ty], [0.0, 0.0, 1.0]])
+
+
+def backdrop(img: np.ndarray, tiles_top: int, rng: np.random.Generator) -> np.ndarray:
+    """What a low camera sees beyond the table, painted above the topmost tile (`tiles_top`, the
+    first image row holding a labelled tile), never over one: the table's dark rim, and above it a
+    shelf of upright book spines with titles, a white box or two and a dark gadget. Unlabelled, so
+    the detector learns them as background; upright and unwarped, as the real shelves stand."""
+    h, w = img.shape[:2]
+    if tiles_top < 24:
+        return img
+    out = img.copy()
+    rim_bottom = int(tiles_top * rng.uniform(0.45, 0.9))
+    rim_top = max(0, rim_bottom - int(h * rng.uniform(0.03, 0.09)))
+    rim = tuple(int(v) for v in rng.integers(25, 80, 3))
+    cv2.rectangle(out, (0, rim_top), (w, rim_bottom), rim, -1)
+    cv2.line(out, (0, rim_top), (w, rim_top), tuple(min(255, c + 40) for c in rim), 2)
+    if rim_top < 12:
+        return out
+    wall = tuple(int(v) for v in rng.integers(30, 120, 3))
+    out[:rim_top] = wall
+    x = float(rng.uniform(-0.1, 0.1)) * w
+    while x < w:
+        kind = rng.random()
+        bw = w * (rng.uniform(0.015, 0.05) if kind < 0.8 else rng.uniform(0.06, 0.14))
+        bh = rim_top * rng.uniform(0.6, 1.0)
+        y0 = int(rim_top - bh)
+        colour = tuple(int(v) for v in rng.integers(15, 245, 3))
+        if kind >= 0.9:  # a white box (a manual, a tissue box)
+            colour = tuple(int(v) for v in rng.integers(215, 250, 3))
+        elif 0.8 <= kind < 0.9:  # a dark gadget
+            colour = tuple(int(v) for v in rng.integers(10, 50, 3))
+        cv2.rectangle(out, (int(x), y0), (int(x + bw), rim_top), colour, -1)
+        if kind < 0.8:  # a title: thin bands across the spine (never dots: pips are a tile's)
+            ink = (20, 20, 20) if sum(colour) > 380 else (235, 235, 235)
+            for _ in range(int(rng.integers(0, 3))):
+                ty = int(rng.uniform(y0, rim_top - 4))
+                band = max(1, int(bh * rng.uniform(0.02, 0.06)))
+                cv2.rectangle(out, (int(x + bw * 0.2), ty), (int(x + bw * 0.8), ty + band), ink, -1)
+        x += bw * rng.uniform(1.0, 1.2)
+    return out

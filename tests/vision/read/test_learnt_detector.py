@@ -1,0 +1,84 @@
+"""A player's model reads the base detector and the learnt one side by side: the learnt detector's
+boxes are added where the base found nothing, and never take a tile away (vision.read.detect,
+`_with_learnt`; written by vision.train.adapt, named in model.json as `learnt_detector`)."""
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from vision.read import detect as reader
+from vision.read import manifest
+from vision.read.operating_point import OperatingPoint
+
+
+class FakeDetector:
+    """Answers `predict` like ultralytics with fixed boxes (view pixels) and confidences."""
+
+    def __init__(self, rows: list[tuple[float, float, float, float, float]]) -> None:
+        self.rows = rows
+        self.names = {0: "tile"}
+
+    def predict(self, view, imgsz, conf, iou, verbose, device):  # noqa: ARG002 - ultralytics' signature
+        kept = [r for r in self.rows if r[4] >= conf]
+        t = torch.tensor(kept, dtype=torch.float32).reshape(-1, 5)
+        boxes = SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t)))
+        return [SimpleNamespace(boxes=boxes)]
+
+
+def _model(base_rows, learnt_rows=None, learnt_conf=0.5) -> reader.TileModel:
+    op = OperatingPoint(conf=0.45, tile_conf=0.45)
+    learnt = FakeDetector(learnt_rows) if learnt_rows is not None else None
+    return reader.TileModel(FakeDetector(base_rows), None, op, 384, None, {}, learnt, learnt_conf)  # type: ignore[arg-type]
+
+
+VIEW = np.zeros((100, 300, 3), np.uint8)
+BASE = [(10, 10, 40, 50, 0.9), (50, 10, 80, 50, 0.3)]  # one sure tile, one the base doubts
+
+
+def _read(tm: reader.TileModel, floor: float = 0.01) -> reader._ViewReading:
+    return reader._read_view(tm, VIEW, 1.0, (300, 100), (1, 1), floor)
+
+
+def test_without_a_learnt_detector_the_reading_is_the_base_detectors():
+    r = _read(_model(BASE))
+    assert r.boxes.tolist() == [[10, 10, 40, 50], [50, 10, 80, 50]]
+    assert r.det_conf.round(3).tolist() == [0.9, 0.3]
+
+
+def test_learnt_boxes_are_added_and_none_of_the_base_is_lost():
+    learnt = [
+        (11, 11, 41, 51, 0.6),  # the base's sure tile again: one tile, the surer box stays
+        (52, 10, 82, 50, 0.55),  # the tile the base doubted: now returned, at the reader's point
+        (200, 10, 230, 50, 0.7),  # a tile the base never saw
+        (250, 10, 280, 50, 0.2),  # under the learnt detector's own point: not added
+    ]
+    r = _read(_model(BASE, learnt, learnt_conf=0.5))
+    boxes = [tuple(round(v) for v in b) for b in r.boxes]
+    assert (10, 10, 40, 50) in boxes and (200, 10, 230, 50) in boxes
+    assert (11, 11, 41, 51) not in boxes and not any(b[0] == 250 for b in boxes)
+    conf = dict(zip(boxes, r.det_conf, strict=True))
+    assert conf[10, 10, 40, 50] == pytest.approx(0.9)
+    # a learnt box at its own point counts as a tile at the reader's point (mapped onto [0.45, 1])
+    assert conf[52, 10, 82, 50] >= 0.45 and conf[200, 10, 230, 50] > conf[52, 10, 82, 50]
+    tiles = [d for d in reader._decide(_model(BASE), r, 0.45)]
+    assert len(tiles) == 3  # the base's sure tile, the doubted one (learnt), the new one
+
+
+def test_a_learnt_detector_that_finds_nothing_changes_nothing():
+    assert _read(_model(BASE, [])).boxes.tolist() == _read(_model(BASE)).boxes.tolist()
+
+
+def test_model_json_names_the_learnt_detector_inside_its_folder(tmp_path):
+    m = manifest.ModelManifest(detector="tile_detector.pt", classifier="c.pt")
+    assert "learnt_detector" not in m.to_dict() and "learnt_conf" not in m.to_dict()
+    mine = replace(m, learnt_detector="learnt_detector.pt", learnt_conf=0.4)
+    back = manifest.from_dict(mine.to_dict())
+    assert back.learnt_detector == "learnt_detector.pt" and back.learnt_conf == 0.4
+    for bad in ({"learnt_conf": 2}, {"learnt_conf": "x"}, {"learnt_detector": ""}):
+        with pytest.raises(manifest.ModelFileError):
+            manifest.from_dict({**mine.to_dict(), **bad})
+    with pytest.raises(manifest.ModelFileError, match="outside"):
+        manifest.weights_path(tmp_path / "model.json", "../learnt_detector.pt")
