@@ -190,6 +190,29 @@ def test_close_in_keeps_the_hand_inside() -> None:
     assert np.isclose(q[:, 0].max() - q[:, 0].min(), 0.9 * 800)
 
 
+def test_a_low_seat_scene_shows_the_shelf_above_every_tile_and_the_mix_is_put_back(tmp_path: Path) -> None:
+    """Round 6's mix (`vision synth --seat-share 1 --low-share 1` here): low cameras, their faces
+    near full height, a backdrop above the topmost tile that no label touches; generate puts the
+    module's mix back, so later scenes in the process are the default ones."""
+    before = (seat.SEAT_SHARE, seat.LOW_SHARE)
+    rng = np.random.default_rng(0)
+    seat.set_mix(1.0, 1.0)
+    try:
+        views = [seat.random_seat(rng) for _ in range(20)]
+    finally:
+        seat.set_mix(*before)
+    assert all(v.low and v.upright > np.cos(np.deg2rad(31)) and v.flat >= seat.MIN_FLAT for v in views)
+    img = np.full((200, 300, 3), 90, np.uint8)
+    out = seat.backdrop(img, 120, np.random.default_rng(1))
+    assert (out[120:] == img[120:]).all() and (out[:100] != img[:100]).any()  # nothing at or under a tile
+    with pytest.raises(ValueError):
+        seat.set_mix(1.5, 0.0)
+    if HAS_REAL:
+        cli.generate(tmp_path, 2, SEED, val_fraction=0.0, seat_mix=(1.0, 1.0))
+        assert before == (seat.SEAT_SHARE, seat.LOW_SHARE)
+        assert len(list((tmp_path / "images").glob("*.jpg"))) == 2
+
+
 # --- photometric effects -------------------------------------------------------------------------
 
 
