@@ -27,6 +27,13 @@ def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
 
 
+def overlap_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """M[i, j] = intersection of a[i] and b[j] over the smaller of their two areas (1 when one lies
+    inside the other, whatever their sizes)."""
+    smaller = np.minimum(areas(a)[:, None], areas(b)[None, :])
+    return intersections(a, b) / np.maximum(smaller, 1e-9)
+
+
 def elongation(boxes: np.ndarray, squeeze: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """Long side over short side of each box, as it looks with x and y divided by `squeeze` (a tile
     is 4:3 = 1.33 whichever way it lies)."""

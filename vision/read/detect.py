@@ -13,7 +13,6 @@ architectures); it has no alternatives.
 from __future__ import annotations
 
 import json
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 from vision import _env
 from vision.classes import CLASS_NAMES, NUM_CLASSES
 from vision.read import manifest, safe_weights
-from vision.read.boxes import elongation
+from vision.read.boxes import elongation, overlap_share
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.suppress import keep_one_per_tile
@@ -214,10 +213,6 @@ def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
 
 
-#: One background thread for full-size decodes started ahead of need (PhotoPixels.prefetch).
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="full-decode")
-
-
 class PhotoPixels:
     """A photo as the reader reads it: decoded once at reduced size (what the detector reads and what
     a page can show), plus where the classifier's crops are cut: from it, or from the full-size
@@ -239,7 +234,6 @@ class PhotoPixels:
         self.size = size or (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
         self.min_side = min_side  # the long side the reduced decode was asked to keep
         self._full: np.ndarray | None = rgb if scale == 1.0 else None
-        self._pending: Future | None = None
 
     @classmethod
     def decode(
@@ -254,22 +248,12 @@ class PhotoPixels:
         reduced = decode_reduced(src, min_side, name=name)
         return cls(reduced.rgb, reduced.scale, src, reduced.size, min_side)
 
-    def prefetch(self) -> None:
-        """Start the full-size decode in the background, for a caller that will need the full-size
-        pixels anyway (the page keeps them): libjpeg and numpy release the GIL, so the decode runs
-        beside the detector instead of after it. `full` then waits for that one decode."""
-        if self._full is None and self._pending is None and self.source is not None:
-            self._pending = _BACKGROUND.submit(load_image, self.source)
-
     def full(self) -> np.ndarray:
         """The full-size upright photo, decoded once (the reduced pixels when they are full size)."""
         if self._full is None:
-            if self._pending is not None:
-                self._full = self._pending.result()
-            elif self.source is None:
+            if self.source is None:
                 raise ValueError("no full-size source for these pixels")
-            else:
-                self._full = load_image(self.source)
+            self._full = load_image(self.source)
         return self._full
 
     def crops(self, boxes: np.ndarray) -> np.ndarray:
@@ -393,33 +377,19 @@ def _with_learnt(
         return base
     b_boxes, b_conf, b_cls = base
     found = b_boxes[b_conf >= tm.op.tile_conf]
-    new = _overlap_share(boxes, found).max(1, initial=0.0) < LEARNT_NEW_OVERLAP
+    new = overlap_share(boxes, found).max(1, initial=0.0) < LEARNT_NEW_OVERLAP
     boxes, conf, cls = boxes[new], conf[new], cls[new]
     if not len(boxes):
         return base
     lo, top = tm.learnt_conf, tm.op.tile_conf
     lifted = np.maximum(conf, top + (1.0 - top) * (conf - lo) / max(1.0 - lo, 1e-6))
-    doubted = (b_conf < tm.op.tile_conf) & (_overlap_share(b_boxes, boxes).max(1, initial=0.0) >= 0.5)
+    doubted = (b_conf < tm.op.tile_conf) & (overlap_share(b_boxes, boxes).max(1, initial=0.0) >= 0.5)
     keep = ~doubted
     return (
         np.concatenate([b_boxes[keep], boxes]),
         np.concatenate([b_conf[keep], lifted]),
         np.concatenate([b_cls[keep], cls]),
     )
-
-
-def _overlap_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(len(a), len(b)): the intersection of each pair over the smaller of the two areas."""
-    if not len(a) or not len(b):
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(np.minimum(area_a[:, None], area_b[None, :]), 1e-9)
 
 
 def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _ViewReading:

@@ -127,21 +127,6 @@ def generate(
     """
     if not 0.0 <= drawn_share <= 1.0:
         raise ValueError("drawn_share must lie in [0, 1]")
-    before = (seat.SEAT_SHARE, seat.LOW_SHARE)
-    if seat_mix is not None:
-        seat.set_mix(*seat_mix)
-    try:
-        _generate(
-            out, n, seed, val_fraction, source, workers, start, closeup_share, drawn_share, vary, seat_mix
-        )
-    finally:
-        seat.set_mix(*before)
-
-
-def _generate(
-    out, n, seed, val_fraction, source, workers, start, closeup_share, drawn_share, vary, seat_mix
-) -> None:  # noqa: PLR0913
-    """generate's work, with the seat mix set."""
     out = Path(out)
     for sub in ("images", "labels", "layout"):
         (out / sub).mkdir(parents=True, exist_ok=True)
@@ -159,8 +144,11 @@ def _generate(
             for index, scene in ex.map(_render, jobs, chunksize=8):
                 write_scene(out, index, scene)
     else:
-        for s, i, c, d, v in jobs:
-            write_scene(out, i, make_scene(bank, s, i, closeup_share=c, drawn=drawn, drawn_share=d, vary=v))
+        with seat.mix(seat_mix):  # this process's scenes; the module's mix is put back after
+            for s, i, c, d, v in jobs:
+                write_scene(
+                    out, i, make_scene(bank, s, i, closeup_share=c, drawn=drawn, drawn_share=d, vary=v)
+                )
     train, val = split(n, seed, val_fraction)
     write_data_yaml(out, [start + i for i in train], [start + i for i in val])
 

@@ -15,6 +15,8 @@ The scene paints the row from the far end to the near end for that.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import cv2
@@ -68,6 +70,18 @@ def set_mix(seat_share: float, low_share: float) -> None:
     if not (0.0 <= seat_share <= 1.0 and 0.0 <= low_share <= 1.0):
         raise ValueError("seat and low shares must lie in [0, 1]")
     SEAT_SHARE, LOW_SHARE = float(seat_share), float(low_share)
+
+
+@contextmanager
+def mix(shares: tuple[float, float] | None) -> Iterator[None]:
+    """Within the block, the seat and low shares are `shares` (None: as they are); then as before."""
+    before = (SEAT_SHARE, LOW_SHARE)
+    if shares is not None:
+        set_mix(*shares)
+    try:
+        yield
+    finally:
+        set_mix(*before)
 
 
 def random_seat(rng: np.random.Generator) -> SeatView:
