@@ -1,6 +1,6 @@
 """Median time per 12 MP photo along the paths people take, stage by stage, beside the ONNX peer.
 
-    python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess]
+    python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess] [--fill 0.5]
 
 Paths (model loading excluded, except for the CLI as a process, which is timed as called):
 - the page: upload bytes -> boxes, through page.photo_state as the page calls it (read_photo with the
@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from page.detector_loader import model_detector  # noqa: E402
 from page.photo_state import Photo, decode_upload, detect_into, photo_key, read_photo, shown_picture  # noqa: E402
@@ -49,11 +50,26 @@ from vision.train import data  # noqa: E402
 BIG = (4000, 3000)
 
 
-def make_photos(n: int, out: Path) -> list[Path]:
-    """n val photos upscaled to 12 MP JPEGs (what a phone sends) in `out`."""
+def make_photos(n: int, out: Path, fill: float = 1.0) -> list[Path]:
+    """n val photos upscaled to 12 MP JPEGs (what a phone sends) in `out`.
+
+    `fill` < 1 draws the val photo over that share of the frame's width and height, in the middle of
+    a felt of its own border colour with sensor-like noise: the same tiles, `fill` times as big, as
+    in a phone photo taken from further away. At 0.5 the tiles are under the classifier's crop in
+    the 1/4 decode the detector reads, so the faces need a sharper decode (PhotoPixels.crops)."""
+    rng = np.random.default_rng(0)
     files = []
     for i, p in enumerate(data.split_images(data.REAL_DATASET, "val")[:n]):
-        img = cv2.resize(cv2.imread(str(p)), BIG, interpolation=cv2.INTER_CUBIC)
+        src = cv2.imread(str(p))
+        inner = (round(BIG[0] * fill), round(BIG[1] * fill))
+        img = np.empty((BIG[1], BIG[0], 3), np.uint8)
+        border = np.concatenate([src[0], src[-1], src[:, 0], src[:, -1]])
+        img[:] = np.median(border, 0).astype(np.uint8)
+        x0, y0 = (BIG[0] - inner[0]) // 2, (BIG[1] - inner[1]) // 2
+        img[y0 : y0 + inner[1], x0 : x0 + inner[0]] = cv2.resize(src, inner, interpolation=cv2.INTER_CUBIC)
+        if fill < 1:
+            noise = rng.normal(0, 4, img.shape)
+            img = np.clip(img + noise, 0, 255).astype(np.uint8)
         f = out / f"{i}.jpg"
         cv2.imwrite(str(f), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
         files.append(f)
@@ -129,6 +145,12 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=9, help="12 MP photos")
     ap.add_argument("--rounds", type=int, default=3, help="times each path reads every photo")
     ap.add_argument("--no-subprocess", action="store_true", help="leave out the CLI as a process")
+    ap.add_argument(
+        "--fill",
+        type=float,
+        default=1.0,
+        help="share of the frame the val photo covers (0.5: tiles half as big, as from further away)",
+    )
     args = ap.parse_args()
 
     model = load_model()
@@ -136,7 +158,7 @@ def main() -> int:
     other = peer()
     times: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        files = make_photos(args.n, Path(tmp))
+        files = make_photos(args.n, Path(tmp), args.fill)
         blobs = [f.read_bytes() for f in files]
         detect(files[0], model=model)  # warm-up: first calls allocate
         if other is not None:
@@ -167,7 +189,10 @@ def main() -> int:
 
     med = {k: statistics.median(v) for k, v in times.items()}
     peer_key = "peer: mahjong-detector detect_tiles(path)"
-    print(f"12 MP ({BIG[0]}x{BIG[1]}) JPEG, {args.n} photos x {args.rounds} rounds, medians:")
+    print(
+        f"12 MP ({BIG[0]}x{BIG[1]}) JPEG, val photo over {args.fill:.0%} of the frame, "
+        f"{args.n} photos x {args.rounds} rounds, medians:"
+    )
     for k, v in med.items():
         ratio = f"  ({v / med[peer_key]:.2f}x peer)" if peer_key in med else ""
         print(f"  {k}: {v * 1000:.0f} ms{ratio}")

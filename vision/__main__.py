@@ -144,6 +144,26 @@ def cmd_synth(argv: list[str]) -> int:
     return _guarded(lambda: synth_main(argv), "synthetic generation")
 
 
+def cmd_export_onnx(args: argparse.Namespace) -> int:
+    """Export a model's detector and classifier for ONNX Runtime, beside their weights
+    (vision.read.onnx_run: read in their place while the weights are unchanged)."""
+    from vision.read.detect import DEFAULT_MODEL
+    from vision.read.manifest import ModelFileError
+    from vision.read.onnx_run import export_model
+
+    try:
+        made = export_model(Path(args.model or DEFAULT_MODEL))
+    except ImportError as exc:
+        _err(f"exporting needs the `onnx` package (pip install -e '.[dev]'): {exc}")
+        return 2
+    except (ModelFileError, OSError) as exc:
+        _err(str(exc))
+        return 2
+    for path in made:
+        print(f"exported: {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (without `synth`, whose arguments belong to the generator)."""
     parser = argparse.ArgumentParser(prog="python -m vision", description="Mahjong tile vision tools.")
@@ -179,6 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--device", default="cpu", help="cpu, cuda, cuda:0 ...")
 
+    x = sub.add_parser(
+        "export-onnx", help="export a model's networks for ONNX Runtime (read in their place, faster)"
+    )
+    x.add_argument("--model", default=None, help="model.json (default: the shipped model)")
+
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
@@ -196,7 +221,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return labels_main(argv[1:])
     args = build_parser().parse_args(argv)
-    handlers = {"detect": cmd_detect, "evaluate": cmd_evaluate, "train": cmd_train, "adapt": cmd_adapt}
+    handlers = {
+        "detect": cmd_detect,
+        "evaluate": cmd_evaluate,
+        "train": cmd_train,
+        "adapt": cmd_adapt,
+        "export-onnx": cmd_export_onnx,
+    }
     return handlers[args.command](args)
 
 

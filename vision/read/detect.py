@@ -22,7 +22,7 @@ import numpy as np
 
 from vision import _env
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.read import manifest, safe_weights
+from vision.read import manifest, onnx_run, safe_weights
 from vision.read.boxes import elongation, overlap_share
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.operating_point import DEFAULT, OperatingPoint
@@ -103,10 +103,14 @@ class TileModel:
 
 
 def _load_yolo(path: Path) -> object:
-    """The YOLO detector in `path`, loaded without unpickling code (vision.read.safe_weights)."""
+    """The YOLO detector in `path`, loaded without unpickling code (vision.read.safe_weights); read
+    on ONNX Runtime where its export lies beside it (vision.read.onnx_run)."""
     _env.keep_pil_open_offline()
     detector = safe_weights.load_detector(path)
     _env.use_every_core()
+    session = onnx_run.session_for(path)
+    if session is not None:
+        return onnx_run.OnnxDetector(session, dict(detector.names), int(max(detector.model.stride)))
     return detector
 
 
@@ -142,6 +146,9 @@ def _load_cached(path: str) -> TileModel:
                     f"{p}: {m.classifier} does not fit a width-{m.classifier_width} tile classifier"
                 ) from exc
             classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
+            session = onnx_run.session_for(files[m.classifier])
+            if session is not None:
+                classifier = onnx_run.OnnxClassifier(session)
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
         return TileModel(detector, classifier, m.op, m.det_imgsz, p, meta, learnt, m.learnt_conf)
@@ -234,6 +241,8 @@ class PhotoPixels:
         self.size = size or (round(rgb.shape[1] * scale), round(rgb.shape[0] * scale))
         self.min_side = min_side  # the long side the reduced decode was asked to keep
         self._full: np.ndarray | None = rgb if scale == 1.0 else None
+        #: The sharpest decode made for faces so far, and its scale to full-size pixels.
+        self._sharp: tuple[np.ndarray, float] | None = None
 
     @classmethod
     def decode(
@@ -259,10 +268,35 @@ class PhotoPixels:
     def crops(self, boxes: np.ndarray) -> np.ndarray:
         """Crops of `boxes` (in `rgb` pixels) at the classifier's input size."""
         if self.scale > 1 and self.source is not None and len(boxes):
-            short = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-            if float(np.median(short)) < CROP_W:
-                return crop_tiles(self.full(), boxes * self.scale)
+            short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+            if short < CROP_W:
+                sharp, scale = self.sharp_enough(self.scale * short)
+                return crop_tiles(sharp, boxes * (self.scale / scale))
         return crop_tiles(self.rgb, boxes)
+
+    def sharp_enough(self, full_short: float) -> tuple[np.ndarray, float]:
+        """Pixels in which a tile whose short side is `full_short` full-size pixels is at least
+        CROP_W wide, and their scale to full size: the least-reduced decode that does it.
+
+        Why not always the full-size photo: the tiles of a phone photo are often a little under
+        CROP_W in the reduced decode (a 12 MP photo of a hand on the table: 30-45 px at 1/4), and
+        the full-size decode is four times the pixels of the 1/2 decode that already gives crops
+        at the classifier's size. JPEGs are decoded at 1/2 or 1/4 from the DCT; other formats
+        decode at full size anyway. A decode at full size is kept as `full()`."""
+        if self._full is not None:
+            return self._full, 1.0
+        if self.source is None:
+            raise ValueError("no full-size source for these pixels")
+        widest = full_short / CROP_W  # the largest reduction at which the tile still fills a crop
+        if self._sharp is not None and self._sharp[1] <= widest:
+            return self._sharp
+        if widest < 2:
+            return self.full(), 1.0
+        reduced = decode_reduced(self.source, -(-max(self.size) // int(widest)))
+        if reduced.scale == 1.0:
+            self._full = reduced.rgb
+        self._sharp = (reduced.rgb, reduced.scale)
+        return self._sharp
 
 
 def _detector_view(
@@ -349,6 +383,8 @@ def _boxes_of(
     detector: object, view: np.ndarray, imgsz: int, floor: float, iou: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One detector's boxes (view pixels), confidences and classes on one view."""
+    if isinstance(detector, onnx_run.OnnxDetector):
+        return detector.boxes(view, imgsz, floor, iou)
     found = detector.predict(view, imgsz=imgsz, conf=floor, iou=iou, verbose=False, device="cpu")[0].boxes
     boxes = found.xyxy.cpu().numpy().astype(np.float64).reshape(-1, 4)
     return boxes, found.conf.cpu().numpy().astype(np.float64), found.cls.cpu().numpy().astype(int)

@@ -145,7 +145,8 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
         doubt = torch.nonzero(probs.max(1).values < tta_below).flatten()
         if len(doubt):
             d = x[doubt]
-            views = (torch.flip(d, [2, 3]), torch.flip(d, [3]), torch.flip(d, [2]))
-            more = torch.stack([torch.softmax(classifier(v), 1) for v in views]).sum(0)
+            # The three other views in one batch: one pass instead of three (same numbers).
+            views = torch.cat((torch.flip(d, [2, 3]), torch.flip(d, [3]), torch.flip(d, [2])))
+            more = torch.softmax(classifier(views), 1).view(3, len(doubt), -1).sum(0)
             probs[doubt] = (probs[doubt] + more) / 4
         return probs.numpy()

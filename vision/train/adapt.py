@@ -35,7 +35,7 @@ import torch.nn.functional as F
 
 from vision import _env, durable
 from vision.classes import CLASS_ID, CLASS_NAMES
-from vision.read import manifest, safe_weights
+from vision.read import manifest, onnx_run, safe_weights
 from vision.read.detect import DEFAULT_MODEL, TileModel, detect, load_model
 from vision.read.imageio import load_image
 from vision.read.tilenet import TileNet, classifier_outputs
@@ -449,13 +449,16 @@ def _adapt(
         final, detector_file = learn(list(range(len(photos))), kept, 0.65, 0.3, "final")
         progress("write", 0.96, "正在保存你的模型…", "writing the model...")
         if kept == KEEP_BASE:
-            shutil.copyfile(manifest.weights_path(base_path, m.classifier), out_dir / "tile_classifier.pt")
+            base_classifier = manifest.weights_path(base_path, m.classifier)
+            shutil.copyfile(base_classifier, out_dir / "tile_classifier.pt")
+            onnx_run.copy_export(base_classifier, out_dir / "tile_classifier.pt")
         else:
             torch.save(
                 {k: v.half() for k, v in final.classifier.state_dict().items()},
                 out_dir / "tile_classifier.pt",
             )
         shutil.copyfile(base_detector, out_dir / "tile_detector.pt")
+        onnx_run.copy_export(base_detector, out_dir / "tile_detector.pt")  # the same weights: read as fast
         if kept == KEEP_BOTH:
             shutil.copyfile(detector_file, out_dir / LEARNT_DETECTOR)
     finally:

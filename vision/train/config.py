@@ -41,6 +41,9 @@ class TrainConfig:
     det_init: str | None = _opt(None, "start the detector from these weights")
     det_batch: int = _opt(16, "detector batch size (raise it on a GPU)")
     close_up_repeat: int = _opt(1, "link close-up train photos this many times (detector)")
+    real_repeat: int = _opt(
+        1, "link every real train photo this many times (detector; weighs the scenes less)"
+    )
     other_detector: str = _opt(
         str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
         "detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",

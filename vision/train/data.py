@@ -160,21 +160,27 @@ def assemble(
     sources: list[Path] | None = None,
     val_source: Path = REAL_DATASET,
     close_up_repeat: int = 1,
+    real_repeat: int = 1,
 ) -> Path:
     """Assemble train (all sources' train splits) and val (the real set's val) into `.cache/datasets`.
 
     `close_up_repeat` > 1 links every close-up training photo that many times (under distinct
-    names), rebalancing the detector's training by tile scale.
+    names), rebalancing the detector's training by tile scale. `real_repeat` > 1 links every photo
+    of the first source (the real set) that many times: the synthetic scenes then weigh less
+    without being fewer (round 6 lost ground on flat real photos with the scenes at a third).
+    The two multiply for a real close-up.
     """
     sources = default_sources() if sources is None else sources
 
     def train_items() -> Iterator[tuple[str, Path]]:
         for i, src in enumerate(sources):
             for img in split_images(src, "train"):
+                copies = (close_up_repeat if close_up_repeat > 1 and is_close_up(img) else 1) * (
+                    real_repeat if i == 0 else 1
+                )
                 yield f"s{i}", img
-                if close_up_repeat > 1 and is_close_up(img):
-                    for k in range(1, close_up_repeat):
-                        yield f"s{i}r{k}", img
+                for k in range(1, copies):
+                    yield f"s{i}r{k}", img
 
     splits = {
         "train": list(train_items()),

@@ -272,6 +272,18 @@ def ship(
     return manifest.write(models_dir / "model.json", m)
 
 
+def _export_for_reading(model_json: Path) -> None:
+    """Export the shipped networks for ONNX Runtime (vision.read.onnx_run), so the new weights are
+    read as fast as the old; without the `onnx` package they are read with torch, and it says so."""
+    from vision.read.onnx_run import export_model
+
+    try:
+        for made in export_model(model_json):
+            print(f"exported for reading: {made}", flush=True)
+    except ImportError as exc:
+        print(f"not exported for ONNX Runtime ({exc}): read with torch until `python -m vision export-onnx`")
+
+
 def source_name(source: Path) -> str:
     """A training source as model.json records it: relative to the repository (a model folder
     moves between machines; an absolute path names one machine's disk). Symlinks are not followed:
@@ -397,7 +409,11 @@ def run(args: TrainConfig) -> int:
         det_sources = sources + ([drawn] if drawn and args.detector_drawn else [])
         print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
         yaml_path = data.assemble(
-            f"{args.name}_{mode}", mode, det_sources, close_up_repeat=args.close_up_repeat
+            f"{args.name}_{mode}",
+            mode,
+            det_sources,
+            close_up_repeat=args.close_up_repeat,
+            real_repeat=args.real_repeat,
         )
         det_weights = train_detector(
             yaml_path,
@@ -463,6 +479,7 @@ def run(args: TrainConfig) -> int:
             models_dir=models_dir,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)
+        _export_for_reading(path)
     if args.arch == "two-stage" and (args.ship or args.stage in ("ship", "replay")):
         if drawn is None and args.drawn_synth_n > 0:
             drawn = _drawn_scenes(args)

@@ -119,6 +119,11 @@ def test_the_four_view_average_is_kept_for_crops_in_doubt():
     every = classify_crops(net, crops, tta_below=1.1)
     single = classify_crops(net, crops, tta_below=0.0)
     assert not np.allclose(every, single)
+    x = torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255  # each view read on its own
+    with torch.no_grad():
+        views = [x, torch.flip(x, [2, 3]), torch.flip(x, [3]), torch.flip(x, [2])]
+        one_by_one = torch.stack([torch.softmax(net(v), 1) for v in views]).mean(0).numpy()
+    assert np.allclose(every, one_by_one, atol=1e-6)  # the three other views read in one batch
     top = single.max(1)
     cut = float(np.median(top))
     mixed = classify_crops(net, crops, tta_below=cut)

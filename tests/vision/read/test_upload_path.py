@@ -92,6 +92,38 @@ def test_the_page_cuts_small_faces_from_the_one_full_size_decode(monkeypatch):
 
 
 @needs_model
+def test_faces_a_little_small_in_the_reduced_decode_come_from_a_half_size_decode(monkeypatch):
+    """Tiles under CROP_W at 1/4 but over it at 1/2: one 1/2 decode, no full-size decode, the same
+    faces as crops cut from the full-size photo, and saving still gets the full-size pixels."""
+    from page.detector_loader import model_detector
+    from page.photo_state import read_photo
+
+    data = _phone_jpeg((4000, 3000), orientation=1)
+    boxes = np.array([d.xyxy for d in reader.detect(reader.PhotoPixels.decode(data))]) / 4
+    short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    monkeypatch.setattr(reader, "CROP_W", 1.5 * short)  # too small at 1/4, big enough at 1/2
+    full_decodes: list[object] = []
+    reduced: list[float] = []
+    real_full, real_reduced = reader.load_image, reader.decode_reduced
+    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real_full(src))
+
+    def counted(src, min_side, **kw):
+        out = real_reduced(src, min_side, **kw)
+        reduced.append(out.scale)
+        return out
+
+    monkeypatch.setattr(reader, "decode_reduced", counted)
+    photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
+    assert len(photo.boxes) >= 12
+    assert reduced == [4.0, 2.0] and full_decodes == []
+    half_faces = [b.cls for b in photo.boxes]
+    monkeypatch.setattr(reader.PhotoPixels, "sharp_enough", lambda self, short: (self.full(), 1.0))
+    from_full = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
+    assert [b.cls for b in from_full.boxes] == half_faces
+    assert photo.rgb.shape == (3000, 4000, 3)  # saving: the full-size pixels, decoded then
+
+
+@needs_model
 def test_the_cli_reads_a_file_as_detect_does_and_names_its_full_size(tmp_path):
     from vision.__main__ import main
 

@@ -164,3 +164,27 @@ def test_other_crop_boxes_come_from_the_plain_view(monkeypatch):
     boxes = vcrops.detector_boxes(weights, 384)(np.zeros((32, 32, 3), np.uint8))
     assert len(boxes) == 0 and seen and seen[0]["aspect_views"] is False
     assert seen[0]["model"].conf == 0.3 and seen[0]["model"].det_imgsz == 384
+
+
+def test_real_repeat_links_every_photo_of_the_first_source_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "DATASETS_DIR", tmp_path / "assembled")
+    real = _make_dataset(tmp_path / "real")
+    scenes = _make_dataset(tmp_path / "scenes")
+    for src in (real, scenes):  # distant tiles: no photo is a close-up, so only real_repeat counts
+        for label in (src / "train" / "labels").iterdir():
+            label.write_text("0 0.5 0.5 0.05 0.06\n")
+    yaml_path = data.assemble("real2", data.TILES, [real, scenes], val_source=real, real_repeat=2)
+    names = sorted(p.name for p in (yaml_path.parent / "train" / "images").iterdir())
+    real_names = [n for n in names if n.startswith("s0")]
+    scene_names = [n for n in names if n.startswith("s1")]
+    assert len(real_names) == 2 * len(data.split_images(real, "train"))
+    assert len(scene_names) == len(data.split_images(scenes, "train"))
+    assert "s0r1_0.png" in real_names and not any(n.startswith("s1r") for n in names)
+
+
+def test_real_repeat_and_close_up_repeat_multiply(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "DATASETS_DIR", tmp_path / "assembled")
+    src = _make_dataset(tmp_path / "src")  # photo 0 is a close-up
+    yaml_path = data.assemble("both", data.TILES, [src], val_source=src, close_up_repeat=2, real_repeat=3)
+    names = [p.name for p in (yaml_path.parent / "train" / "images").iterdir()]
+    assert sum(n.endswith("_0.png") for n in names) == 6
