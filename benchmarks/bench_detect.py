@@ -4,7 +4,8 @@ Two sizes: the 640-px photos of the real val set, and 12 MP (4000 x 3000) JPEGs 
 val photos (what a phone sends). Times include decoding the file (the app's real path) and are
 also given for an already-decoded array, and with `--stages` the 12 MP file path stage by stage
 (reduced decode, detector view, detector pass, crops, classifier, decision).
-Run: `python benchmarks/bench_detect.py [--n 15] [--stages]`.
+Run: `python benchmarks/bench_detect.py [--n 15] [--stages]`; `MAHJONG_TORCH_ONLY=1` in front times
+the networks on torch instead of their ONNX Runtime exports (vision.read.onnx_run).
 """
 
 from __future__ import annotations
@@ -56,13 +57,8 @@ def stages(model, files: list[Path]) -> dict[str, float]:
         view, _, _ = timed("detector view", lambda mid=mid: reader._detector_view(mid, model.det_imgsz))
         timed(
             "detector pass",
-            lambda view=view: model.detector.predict(
-                view,
-                imgsz=model.det_imgsz,
-                conf=model.conf,
-                iou=model.op.nms_iou,
-                verbose=False,
-                device="cpu",
+            lambda view=view: reader._boxes_of(
+                model.detector, view, model.det_imgsz, model.conf, model.op.nms_iou
             ),
         )
         reading = reader._read_view(model, mid, mid_scale, size, (1, 1), model.conf)

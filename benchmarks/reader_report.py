@@ -300,6 +300,7 @@ def main() -> int:
                 n: {"ships": s, "findings": [f.__dict__ for f in fs]} for n, (s, fs) in verdicts.items()
             },
         }
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # runs/report/ on a fresh clone
         Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     return 0
 

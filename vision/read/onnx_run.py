@@ -137,7 +137,7 @@ def export_detector(weights: Path, imgsz: int) -> Path:
         copy = Path(tmp) / "detector.pt"
         shutil.copyfile(weights, copy)
         made = safe_weights.load_detector(copy).export(
-            format="onnx", dynamic=True, imgsz=imgsz, simplify=False, half=False, verbose=False
+            format="onnx", dynamic=True, imgsz=imgsz, simplify=False, verbose=False
         )
         out = export_path(weights)
         shutil.copyfile(made, out)
