@@ -145,8 +145,8 @@ def cmd_synth(argv: list[str]) -> int:
 
 
 def cmd_export_onnx(args: argparse.Namespace) -> int:
-    """Export a model's detector and classifier for ONNX Runtime, beside their weights
-    (vision.read.onnx_run: read in their place while the weights are unchanged)."""
+    """Export a model's detector for ONNX Runtime, beside its weights (vision.read.onnx_run: read in
+    their place while the weights are unchanged)."""
     from vision.read.detect import DEFAULT_MODEL
     from vision.read.manifest import ModelFileError
     from vision.read.onnx_run import export_model
@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--device", default="cpu", help="cpu, cuda, cuda:0 ...")
 
     x = sub.add_parser(
-        "export-onnx", help="export a model's networks for ONNX Runtime (read in their place, faster)"
+        "export-onnx", help="export a model's detector for ONNX Runtime (read in its place, faster)"
     )
     x.add_argument("--model", default=None, help="model.json (default: the shipped model)")
 

@@ -146,9 +146,6 @@ def _load_cached(path: str) -> TileModel:
                     f"{p}: {m.classifier} does not fit a width-{m.classifier_width} tile classifier"
                 ) from exc
             classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
-            session = onnx_run.session_for(files[m.classifier])
-            if session is not None:
-                classifier = onnx_run.OnnxClassifier(session)
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
         return TileModel(detector, classifier, m.op, m.det_imgsz, p, meta, learnt, m.learnt_conf)

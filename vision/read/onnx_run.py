@@ -1,12 +1,13 @@
-"""Reading on ONNX Runtime: the shipped detector and classifier, exported beside their weights.
+"""Reading the detector on ONNX Runtime: the shipped detector exported beside its weights.
 
-Why: on a laptop CPU, ONNX Runtime runs the same two networks two to three times faster than torch
-eager mode (measured in models/MODEL_CARD.md): it is what brings the page's 12 MP upload under half
-the peer's time. The weights files (`.pt`) stay the one truth: an exported `X.onnx` beside `X.pt`
-is used only when its metadata names the sha256 of exactly that `X.pt` (a retrained or adapted
-`X.pt` is read with torch until it is exported again), and only when onnxruntime is installed.
-The detector keeps ultralytics' own letterbox and NMS, so the boxes are the torch reader's to
-float rounding (tests/vision/read/test_onnx_run.py). `MAHJONG_TORCH_ONLY=1` reads with torch.
+Why: on these 2 cores ONNX Runtime runs the detector's network about a fifth faster than torch
+(measured in models/MODEL_CARD.md: a 12 MP photo 116 -> 102 ms through `detect`). The classifier is
+not exported: the same export made it slower there than torch with its batch norms folded in. The
+weights file (`.pt`) stays the one truth: an exported `X.onnx` beside `X.pt` is used only when its
+metadata names the sha256 of exactly that `X.pt` (retrained weights are read with torch until they
+are exported again), and only when onnxruntime is installed. The detector keeps ultralytics' own
+letterbox and NMS, so the boxes are the torch reader's to float rounding
+(tests/vision/read/test_onnx_run.py). `MAHJONG_TORCH_ONLY=1` reads with torch.
 
 Exporting (`python -m vision export-onnx`) needs the `onnx` package (the dev extra); reading needs
 only `onnxruntime`.
@@ -50,6 +51,9 @@ def session_for(weights: Path) -> object | None:
         return None
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # errors only: a model that loads is read quietly
+    # No busy-waiting between runs: a spinning pool holds a core that the next stage (the other
+    # network, the crops, the page) needs; on 2 cores spinning made a 12 MP photo 1.7x slower.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         session = onnxruntime.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
     except Exception:  # noqa: BLE001 - a damaged export: torch reads the weights instead
@@ -87,21 +91,6 @@ class OnnxDetector:
             found[:, 4].numpy().astype(np.float64),
             found[:, 5].numpy().astype(int),
         )
-
-
-class OnnxClassifier:
-    """TileNet exported to ONNX, called like the torch net (`vision.read.tilenet.classify_crops`):
-    a float N x 3 x H x W tensor in, logits out."""
-
-    def __init__(self, session: object) -> None:
-        self.session = session
-        self._input = session.get_inputs()[0].name
-
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        if not len(x):
-            out = self.session.get_outputs()[0].shape[-1]
-            return torch.zeros((0, int(out)))
-        return torch.from_numpy(self.session.run(None, {self._input: x.numpy().astype(np.float32)})[0])
 
 
 def copy_export(weights: Path, copy: Path) -> None:
@@ -145,39 +134,9 @@ def export_detector(weights: Path, imgsz: int) -> Path:
     return out
 
 
-def export_classifier(weights: Path, net: torch.nn.Module) -> Path:
-    """Export the classifier `net` (built from `weights`, batch norms folded) to `weights`.onnx, any
-    batch size, and stamp it."""
-    from vision.read.tilenet import CROP_H, CROP_W
-
-    out = export_path(weights)
-    tmp = out.with_name(f".{out.name}.tmp")
-    example = torch.zeros((2, 3, CROP_H, CROP_W))
-    torch.onnx.export(
-        net.eval(),
-        (example,),
-        str(tmp),
-        input_names=["crops"],
-        output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        dynamo=False,
-    )
-    os.replace(tmp, out)
-    stamp(out, weights)
-    return out
-
-
 def export_model(model_json: Path) -> list[Path]:
-    """Export the detector and the classifier a model.json names, beside their weights."""
-    from vision.read import manifest, safe_weights
-    from vision.read.tilenet import TileNet, classifier_outputs, for_reading
+    """Export the detector a model.json names, beside its weights."""
+    from vision.read import manifest
 
     m = manifest.read(model_json)
-    made = [export_detector(manifest.weights_path(model_json, m.detector), m.det_imgsz)]
-    if m.classifier:
-        weights = manifest.weights_path(model_json, m.classifier)
-        state = safe_weights.load_state_dict(weights)
-        net = TileNet(num_classes=classifier_outputs(state), width=m.classifier_width)
-        net.load_state_dict({k: v.float() for k, v in state.items()})
-        made.append(export_classifier(weights, for_reading(net.eval())))
-    return made
+    return [export_detector(manifest.weights_path(model_json, m.detector), m.det_imgsz)]

@@ -449,9 +449,7 @@ def _adapt(
         final, detector_file = learn(list(range(len(photos))), kept, 0.65, 0.3, "final")
         progress("write", 0.96, "正在保存你的模型…", "writing the model...")
         if kept == KEEP_BASE:
-            base_classifier = manifest.weights_path(base_path, m.classifier)
-            shutil.copyfile(base_classifier, out_dir / "tile_classifier.pt")
-            onnx_run.copy_export(base_classifier, out_dir / "tile_classifier.pt")
+            shutil.copyfile(manifest.weights_path(base_path, m.classifier), out_dir / "tile_classifier.pt")
         else:
             torch.save(
                 {k: v.half() for k, v in final.classifier.state_dict().items()},

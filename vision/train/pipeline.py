@@ -273,8 +273,8 @@ def ship(
 
 
 def _export_for_reading(model_json: Path) -> None:
-    """Export the shipped networks for ONNX Runtime (vision.read.onnx_run), so the new weights are
-    read as fast as the old; without the `onnx` package they are read with torch, and it says so."""
+    """Export the shipped detector for ONNX Runtime (vision.read.onnx_run), so new weights are read
+    as fast as the old; without the `onnx` package they are read with torch, and it says so."""
     from vision.read.onnx_run import export_model
 
     try:

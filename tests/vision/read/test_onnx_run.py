@@ -1,5 +1,5 @@
-"""The shipped networks read on ONNX Runtime exactly as torch reads them, and only while their
-export was made from the weights beside it (vision.read.onnx_run)."""
+"""The shipped detector reads on ONNX Runtime exactly as torch reads it, and only while its export
+was made from the weights beside it (vision.read.onnx_run)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from vision.read import detect as reader
 from vision.read import onnx_run
-from vision.read.tilenet import TileNet, classify_crops, for_reading
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
 SAMPLE = Path(__file__).parents[3] / "datasets" / "samples" / "winning-hand.jpg"
@@ -30,11 +28,10 @@ def _fresh(path: Path, monkeypatch, torch_only: bool) -> reader.TileModel:
 
 
 @needs_model
-def test_the_shipped_exports_were_made_from_the_shipped_weights():
-    for weights in (MODELS / "tile_detector.pt", MODELS / "tile_classifier.pt"):
-        assert onnx_run.session_for(weights) is not None, (
-            f"{weights.name}: run `python -m vision export-onnx`"
-        )
+def test_the_shipped_export_was_made_from_the_shipped_weights():
+    weights = MODELS / "tile_detector.pt"
+    assert onnx_run.session_for(weights) is not None, "models/: run `python -m vision export-onnx`"
+    assert not onnx_run.export_path(MODELS / "tile_classifier.pt").exists()  # torch reads it faster
 
 
 @needs_model
@@ -43,7 +40,6 @@ def test_onnx_runtime_reads_as_torch_does(photo, monkeypatch):
     fast = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=False)
     slow = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=True)
     assert isinstance(fast.detector, onnx_run.OnnxDetector)
-    assert isinstance(fast.classifier, onnx_run.OnnxClassifier)
     assert not isinstance(slow.detector, onnx_run.OnnxDetector)
     a, b = reader.detect(photo, model=fast), reader.detect(photo, model=slow)
     assert len(a) >= 10
@@ -74,50 +70,33 @@ def test_a_squeezed_view_reads_as_torch_does(monkeypatch):
 def test_an_export_of_other_weights_is_not_used(tmp_path, monkeypatch):
     folder = tmp_path / "model"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*"))
-    onnx_run.stamp(folder / "tile_classifier.onnx", folder / "tile_detector.pt")  # names other weights
-    tm = _fresh(folder / "model.json", monkeypatch, torch_only=False)
-    assert isinstance(tm.detector, onnx_run.OnnxDetector)
-    assert isinstance(tm.classifier, TileNet)  # read with torch from the weights themselves
+    assert isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
+    onnx_run.stamp(folder / "tile_detector.onnx", folder / "tile_classifier.pt")  # names other weights
+    assert not isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
     (folder / "tile_detector.onnx").write_bytes(b"not a model")  # damaged: torch reads the weights
     assert not isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
 
 
 @needs_model
-def test_torch_only_reads_every_network_with_torch(monkeypatch):
+def test_torch_only_reads_with_torch(monkeypatch):
     tm = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=True)
-    assert isinstance(tm.classifier, TileNet) and not isinstance(tm.detector, onnx_run.OnnxDetector)
-
-
-def test_an_exported_classifier_reads_as_the_net_does(tmp_path):
-    pytest.importorskip("onnx")
-    torch.manual_seed(0)
-    net = TileNet(num_classes=36, width=8).eval()
-    weights = tmp_path / "tile_classifier.pt"
-    torch.save(net.state_dict(), weights)
-    onnx_run.export_classifier(weights, for_reading(net))
-    session = onnx_run.session_for(weights)
-    assert session is not None
-    fast = onnx_run.OnnxClassifier(session)
-    crops = np.random.default_rng(0).integers(0, 255, (7, 64, 48, 3), dtype=np.uint8)
-    assert np.abs(classify_crops(fast, crops) - classify_crops(net, crops)).max() < 1e-5
-    assert tuple(fast(torch.zeros((0, 3, 64, 48))).shape) == (0, 36)
-    torch.save({k: v + 1 for k, v in net.state_dict().items()}, weights)  # retrained, not exported
-    assert onnx_run.session_for(weights) is None
+    assert not isinstance(tm.detector, onnx_run.OnnxDetector)
 
 
 @pytest.mark.slow
 @needs_model
-def test_export_onnx_writes_both_networks_beside_a_models_weights(tmp_path, monkeypatch):
+def test_export_onnx_writes_the_detector_beside_a_models_weights(tmp_path, monkeypatch):
     pytest.importorskip("onnx")
     from vision.__main__ import main
 
     folder = tmp_path / "model"
     shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*", "*.onnx"))
+    assert not isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
     assert main(["export-onnx", "--model", str(folder / "model.json")]) == 0
     tm = _fresh(folder / "model.json", monkeypatch, torch_only=False)
-    assert isinstance(tm.detector, onnx_run.OnnxDetector) and isinstance(
-        tm.classifier, onnx_run.OnnxClassifier
-    )
+    assert isinstance(tm.detector, onnx_run.OnnxDetector)
     slow = _fresh(folder / "model.json", monkeypatch, torch_only=True)
     a, b = reader.detect(SAMPLE, model=tm), reader.detect(SAMPLE, model=slow)
     assert [d.cls for d in a] == [d.cls for d in b] and len(a) >= 10
+    onnx_run.copy_export(folder / "tile_detector.pt", tmp_path / "tile_detector.pt")  # a player's copy
+    assert (tmp_path / "tile_detector.onnx").read_bytes() == (folder / "tile_detector.onnx").read_bytes()
