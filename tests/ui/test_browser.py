@@ -21,6 +21,7 @@ from PIL import Image
 from tests.ui.browser_helpers import (
     ROOT,
     By,
+    ElementClickInterceptedException,
     StaleElementReferenceException,
     TimeoutException,
     WebDriverWait,
@@ -91,10 +92,13 @@ def _choose(driver, name: str, label: str) -> None:
     """Tap the option `label` of the segmented control `name` (谁胡了, 怎么胡的 …); a tap that lands
     while the page is redrawing is tapped again, as a player would."""
     for _ in range(3):
-        box = _hand_widget(driver, name)
-        button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-        button.click()
+        try:  # the button found may be redrawn away before the tap lands: find it again
+            box = _hand_widget(driver, name)
+            button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
+        except (StaleElementReferenceException, ElementClickInterceptedException):
+            continue
         try:
             WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
                 lambda d: _state_of(d, name, label) == "selected"
