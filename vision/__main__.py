@@ -159,8 +159,7 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
     except (ModelFileError, OSError) as exc:
         _err(str(exc))
         return 2
-    for path in made:
-        print(f"exported: {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
+    print(f"exported: {made} ({made.stat().st_size / 1e6:.1f} MB)", flush=True)
     return 0
 
 

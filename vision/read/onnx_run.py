@@ -134,9 +134,9 @@ def export_detector(weights: Path, imgsz: int) -> Path:
     return out
 
 
-def export_model(model_json: Path) -> list[Path]:
-    """Export the detector a model.json names, beside its weights."""
+def export_model(model_json: Path) -> Path:
+    """Export the detector a model.json names, beside its weights; returns the export's path."""
     from vision.read import manifest
 
     m = manifest.read(model_json)
-    return [export_detector(manifest.weights_path(model_json, m.detector), m.det_imgsz)]
+    return export_detector(manifest.weights_path(model_json, m.detector), m.det_imgsz)

@@ -278,8 +278,7 @@ def _export_for_reading(model_json: Path) -> None:
     from vision.read.onnx_run import export_model
 
     try:
-        for made in export_model(model_json):
-            print(f"exported for reading: {made}", flush=True)
+        print(f"exported for reading: {export_model(model_json)}", flush=True)
     except ImportError as exc:
         print(f"not exported for ONNX Runtime ({exc}): read with torch until `python -m vision export-onnx`")
 
