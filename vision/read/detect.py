@@ -12,6 +12,7 @@ architectures); it has no alternatives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -103,14 +104,19 @@ class TileModel:
 
 
 def _load_yolo(path: Path) -> object:
-    """The YOLO detector in `path`, loaded without unpickling code (vision.read.safe_weights); read
-    on ONNX Runtime where its export lies beside it (vision.read.onnx_run)."""
+    """The YOLO detector in `path`: read on ONNX Runtime where its export of exactly these weights
+    lies beside it (vision.read.onnx_run; the weights themselves are then only hashed), else loaded
+    without unpickling code (vision.read.safe_weights)."""
     _env.keep_pil_open_offline()
-    detector = safe_weights.load_detector(path)
-    _env.use_every_core()
     session = onnx_run.session_for(path)
+    detector: object | None = None
     if session is not None:
-        return onnx_run.OnnxDetector(session, dict(detector.names), int(max(detector.model.stride)))
+        # An export without ultralytics' metadata (ValueError): torch reads the weights.
+        with contextlib.suppress(ValueError):
+            detector = onnx_run.OnnxDetector.from_session(session)
+    if detector is None:
+        detector = safe_weights.load_detector(path)
+    _env.use_every_core()  # after ultralytics' import, which leaves one core idle
     return detector
 
 

@@ -15,6 +15,7 @@ only `onnxruntime`.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -73,15 +74,31 @@ class OnnxDetector:
         self.names = names
         self.stride = stride
         self._input = session.get_inputs()[0].name
+        self._letterboxes: dict[int, object] = {}  # one per input size, built once
+
+    @classmethod
+    def from_session(cls, session: object) -> OnnxDetector:
+        """The detector of an ultralytics export, its class names and stride read from the
+        metadata ultralytics writes into it (`names`, `stride`).
+
+        Why not from the weights: loading the torch detector only for these two facts doubled the
+        start-up work of every process that reads a photo; the export carries them, and its stamp
+        (session_for) ties it to exactly those weights."""
+        meta = session.get_modelmeta().custom_metadata_map
+        try:
+            names = {int(k): str(v) for k, v in ast.literal_eval(meta["names"]).items()}
+            stride = int(meta["stride"])
+        except (KeyError, ValueError, SyntaxError, AttributeError) as exc:
+            raise ValueError(f"ONNX export without ultralytics' names/stride metadata: {exc}") from exc
+        return cls(session, names, stride)
 
     def boxes(
         self, view: np.ndarray, imgsz: int, conf: float, iou: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Boxes (view pixels, x1 y1 x2 y2), confidences and classes on a BGR uint8 view."""
-        from ultralytics.data.augment import LetterBox
         from ultralytics.utils import nms, ops
 
-        padded = LetterBox((imgsz, imgsz), auto=True, stride=self.stride)(image=view)
+        padded = self._letterbox(imgsz)(image=view)
         x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255
         raw = self.session.run(None, {self._input: x})[0]
         found = nms.non_max_suppression(torch.from_numpy(raw), conf, iou, None, False, max_det=300, nc=0)[0]
@@ -91,6 +108,14 @@ class OnnxDetector:
             found[:, 4].numpy().astype(np.float64),
             found[:, 5].numpy().astype(int),
         )
+
+    def _letterbox(self, imgsz: int) -> object:
+        """Ultralytics' letterbox for `imgsz` as its predictor builds it, made once per size."""
+        if imgsz not in self._letterboxes:
+            from ultralytics.data.augment import LetterBox
+
+            self._letterboxes[imgsz] = LetterBox((imgsz, imgsz), auto=True, stride=self.stride)
+        return self._letterboxes[imgsz]
 
 
 def copy_export(weights: Path, copy: Path) -> None:

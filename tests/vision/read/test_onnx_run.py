@@ -78,6 +78,31 @@ def test_an_export_of_other_weights_is_not_used(tmp_path, monkeypatch):
 
 
 @needs_model
+def test_the_export_names_the_classes_and_stride_of_its_weights(monkeypatch):
+    """Names and stride come from the export's metadata, no torch load: the weights' own."""
+    fast = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=False).detector
+    slow = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=True).detector
+    assert fast.names == dict(slow.names)
+    assert fast.stride == int(max(slow.model.stride))
+
+
+@needs_model
+def test_an_export_without_ultralytics_metadata_is_read_with_torch(tmp_path, monkeypatch):
+    onnx = pytest.importorskip("onnx")
+    folder = tmp_path / "model"
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*"))
+    model = onnx.load(str(folder / "tile_detector.onnx"))
+    kept = [p for p in model.metadata_props if p.key not in ("names", "stride")]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    onnx.save(model, str(folder / "tile_detector.onnx"))
+    assert onnx_run.session_for(folder / "tile_detector.pt") is not None  # still stamped
+    tm = _fresh(folder / "model.json", monkeypatch, torch_only=False)
+    assert not isinstance(tm.detector, onnx_run.OnnxDetector)
+    assert len(reader.detect(SAMPLE, model=tm)) >= 10
+
+
+@needs_model
 def test_torch_only_reads_with_torch(monkeypatch):
     tm = _fresh(reader.DEFAULT_MODEL, monkeypatch, torch_only=True)
     assert not isinstance(tm.detector, onnx_run.OnnxDetector)
