@@ -63,8 +63,9 @@ def make_photos(n: int, out: Path, fill: float = 1.0) -> list[Path]:
         src = cv2.imread(str(p))
         inner = (round(BIG[0] * fill), round(BIG[1] * fill))
         img = np.empty((BIG[1], BIG[0], 3), np.uint8)
-        border = np.concatenate([src[0], src[-1], src[:, 0], src[:, -1]])
-        img[:] = np.median(border, 0).astype(np.uint8)
+        if fill < 1:  # the felt around the photo: its border's colour (at 1 the photo fills it)
+            border = np.concatenate([src[0], src[-1], src[:, 0], src[:, -1]])
+            img[:] = np.median(border, 0).astype(np.uint8)
         x0, y0 = (BIG[0] - inner[0]) // 2, (BIG[1] - inner[1]) // 2
         img[y0 : y0 + inner[1], x0 : x0 + inner[0]] = cv2.resize(src, inner, interpolation=cv2.INTER_CUBIC)
         if fill < 1:

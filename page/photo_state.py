@@ -90,6 +90,12 @@ class Photo:
             self.size = (int(value.shape[1]), int(value.shape[0]))
 
     @property
+    def rgb_if_decoded(self) -> np.ndarray | None:
+        """The full-size pixels when something has decoded them already, else None (never decodes:
+        for a caller that has a cheaper picture to fall back on)."""
+        return self._rgb
+
+    @property
     def has_picture(self) -> bool:
         """Whether there is a photo to show (decoded or not), as opposed to a typed hand."""
         return self._rgb is not None or self.pixels is not None
@@ -114,8 +120,9 @@ def tile_thumbnail(photo: Photo, xyxy: Sequence[float] | None, height: int) -> n
     else from the picture the phone shows (a 12 MP photo is not decoded whole for thumbnails)."""
     if xyxy is None:
         return None
-    if photo._rgb is not None:
-        return tile_crop(photo._rgb, xyxy, height=height)
+    full = photo.rgb_if_decoded
+    if full is not None:
+        return tile_crop(full, xyxy, height=height)
     if photo.display is None:
         return None
     k = photo.display_scale

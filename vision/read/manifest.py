@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vision import durable
 from vision.classes import CLASS_NAMES, OTHER
-from vision.read.operating_point import OperatingPoint
+from vision.read.operating_point import OperatingPoint, unit_value
 
 FORMAT_VERSION = 2
 
@@ -83,9 +83,10 @@ def from_dict(d: dict) -> ModelManifest:
     for key in ("classifier", "learnt_detector"):
         if d.get(key) is not None and (not isinstance(d[key], str) or not d[key]):
             raise ModelFileError(f"`{key}` must be the weights file's name, or absent")
-    learnt = d.get("learnt_conf", 0.5)
-    if isinstance(learnt, bool) or not isinstance(learnt, (int, float)) or not 0.0 <= learnt <= 1.0:
-        raise ModelFileError(f"learnt_conf must be a number within 0..1, got {learnt!r}")
+    try:
+        learnt_conf = unit_value("learnt_conf", d.get("learnt_conf", 0.5))
+    except ValueError as exc:
+        raise ModelFileError(str(exc)) from exc
     version = d.get("format_version", 1)
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(f"model format {version!r} is newer than this code reads ({FORMAT_VERSION})")
@@ -107,7 +108,7 @@ def from_dict(d: dict) -> ModelManifest:
     try:
         m = ModelManifest(**kw, op=op, extra=extra)
         m.det_imgsz = int(m.det_imgsz)
-        m.learnt_conf = float(m.learnt_conf)
+        m.learnt_conf = learnt_conf
     except TypeError as exc:
         raise ModelFileError(f"bad model.json field: {exc}") from exc
     check_classes(m)

@@ -45,14 +45,19 @@ class OperatingPoint:
                 raw = d.get("conf")
             if raw is None:
                 continue
-            try:
-                value = float(raw)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} must be a number, got {raw!r}") from None
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be within 0..1, got {value}")
-            values[name] = value
+            values[name] = unit_value(name, raw)
         return cls(**values)
+
+
+def unit_value(name: str, raw: object) -> float:
+    """`raw` as a confidence: a JSON number within 0..1 (true/false and strings are not numbers);
+    else a ValueError naming `name`. One check for every threshold a model.json carries."""
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise ValueError(f"{name} must be a number, got {raw!r}")
+    value = float(raw)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be within 0..1, got {value}")
+    return value
 
 
 #: The values used where a model does not say (see the module doc).

@@ -57,6 +57,14 @@ def test_format_1_reads_with_defaults_and_newer_formats_are_refused(tmp_path):
         manifest.read(_write(tmp_path, {**old, "tile_conf": 7}))
     with pytest.raises(manifest.ModelFileError, match="nms_iou must be a number"):
         manifest.read(_write(tmp_path, {**old, "nms_iou": "tight"}))
+    for name, bad in (
+        ("face_conf", True),
+        ("tile_conf", "0.5"),
+        ("learnt_conf", False),
+        ("learnt_conf", -0.1),
+    ):
+        with pytest.raises(manifest.ModelFileError, match=name):  # one check for every threshold
+            manifest.read(_write(tmp_path, {**old, name: bad}))
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(manifest.ModelFileError, match="cannot read"):
         manifest.read(tmp_path / "bad.json")
