@@ -13,6 +13,8 @@ Sets (each read once at a low threshold, then summarised at each reader's operat
   are those whose labelled boxes have a median long/short side over STRETCHED_RATIO (Roboflow
   squeezed tall photos of a column of tiles into 640x640, so each tile is a bar 9-12x wider than
   high; no phone photo looks like that), "ordinary" the rest. The split describes; it chooses nothing.
+  Of the ordinary ones, "a hand in a row" again apart (`in_a_row`: at least ROW_MIN_TILES labelled
+  tiles whose centres lie on one straight line): the photo the app is for; a subset, and in the rule.
 - `../shared/datasets/riichi-standing-dev` (leomiurarobot, Roboflow Universe, CC BY 4.0): standing
   tiles of a print never trained on, as exported (640x640, stretched) and resized back to the
   camera's 16:9 (RIICHI_CAMERA_ASPECT; labels are normalised, so they follow). Measured only: nothing
@@ -175,6 +177,30 @@ def stretched(im: ImageResult) -> bool:
     return float(np.median(elongation(im.gt_boxes))) > STRETCHED_RATIO
 
 
+#: A photo is "a hand in a row" when it has at least this many labelled tiles ...
+ROW_MIN_TILES = 8
+#: ... and every tile's centre lies within this share of the median tile's height (a row across
+#: the photo) or width (a row down it) of the straight line fitted through them.
+ROW_TOLERANCE = 0.5
+
+
+def in_a_row(gt_boxes: np.ndarray) -> bool:
+    """Whether a photo's labelled tiles are one hand laid out in a row (melds set apart on the same
+    line count; two rows, a grid or a pile do not). A straight line is fitted through the centres by
+    least squares, across and down the photo; a slanted or foreshortened row is still a line."""
+    b = np.asarray(gt_boxes, dtype=np.float64).reshape(-1, 4)
+    if len(b) < ROW_MIN_TILES:
+        return False
+    centre = np.c_[(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2]
+    size = (b[:, 3] - b[:, 1], b[:, 2] - b[:, 0])  # heights across, widths down
+    for along, off, sides in ((0, 1, size[0]), (1, 0, size[1])):
+        a = np.c_[centre[:, along], np.ones(len(b))]
+        coef, *_ = np.linalg.lstsq(a, centre[:, off], rcond=None)
+        if np.abs(a @ coef - centre[:, off]).max() <= ROW_TOLERANCE * float(np.median(sides)):
+            return True
+    return False
+
+
 def camera_aspect(aspect: float) -> Callable[[Path], np.ndarray]:
     """A loader that resizes a square-stretched export back to `aspect` (width / height), keeping
     its height: the source frames' proportions, so the tiles are as narrow as the camera saw them."""
@@ -207,8 +233,10 @@ def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
     """Every set read by one reader, in the report's order."""
     conf = model.tile_conf
     real = collect(Path(args.real), model)
+    ordinary = [im for im in real if not stretched(im)]
     sets = [
-        SetReading("real val, ordinary", True, [im for im in real if not stretched(im)], conf),
+        SetReading("real val, ordinary", True, ordinary, conf),
+        SetReading("real val, a hand in a row", True, [im for im in ordinary if in_a_row(im.gt_boxes)], conf),
         SetReading("real val, stretched", True, [im for im in real if stretched(im)], conf),
     ]
     riichi = Path(args.riichi)

@@ -52,3 +52,15 @@ def test_a_small_difference_within_the_noise_does_not_block():
     ships, findings = report.ship_verdict([_set("real", found)], [_set("real", worse)])
     returned = next(f for f in findings if f.metric == "tiles_returned")
     assert returned.diff < 0 and not returned.loss and ships
+
+
+def test_a_hand_in_a_row_is_told_from_two_rows_a_grid_and_a_few_tiles():
+    row = _photo(14, tiles=14).gt_boxes
+    assert report.in_a_row(row)
+    slanted = row + np.c_[np.zeros(14), row[:, 0] * 0.3, np.zeros(14), row[:, 0] * 0.3]
+    assert report.in_a_row(slanted)
+    down = row[:, [1, 0, 3, 2]]  # the same hand down the photo
+    assert report.in_a_row(down)
+    two_rows = np.concatenate([row[:7], row[7:] + [0, 40, 0, 40]])
+    assert not report.in_a_row(two_rows)
+    assert not report.in_a_row(row[: report.ROW_MIN_TILES - 1])
