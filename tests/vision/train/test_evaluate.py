@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 
 from vision.classes import CLASS_ID
+from vision.read.detect import MODELS_DIR as MODELS
 from vision.train.evaluate import (
     EXTRA,
     MISSED,
@@ -138,3 +142,16 @@ def test_operating_point_stays_at_the_default_within_the_noise():
     assert choose_conf([im]) == 0.35
     # ... but not when the gain is within the margin
     assert choose_conf([im], margin=0.25) == 0.25
+
+
+def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(tmp_path):
+    from vision.train.pipeline import DEFAULT_CONF, choose_conf, shipped_point
+
+    shutil.copyfile(MODELS / "model.json", tmp_path / "model.json")
+    point = shipped_point(tmp_path)
+    assert point == json.loads((MODELS / "model.json").read_text())["tile_conf"]
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1]), np.array([0.97, 0.96]))
+    assert choose_conf([im], default=point) == point  # every point up to 0.95 reads it all: kept
+    assert shipped_point(tmp_path / "none") == DEFAULT_CONF  # nothing shipped: the default
