@@ -328,7 +328,7 @@ def shipped_point(models_dir: Path = MODELS_DIR) -> float:
 
     try:
         return manifest.read(models_dir / "model.json").op.tile_conf
-    except (OSError, manifest.ModelFileError):
+    except manifest.ModelFileError:  # also a missing or unreadable file (manifest.read)
         return DEFAULT_CONF
 
 
