@@ -30,9 +30,27 @@ SOURCE_KEY = "exported_from_sha256"
 TORCH_ONLY_ENV = "MAHJONG_TORCH_ONLY"
 
 
+#: sha256 of weights files already hashed, by (resolved path, inode, size, mtime, ctime in ns).
+_HASHED: dict[tuple[str, int, int, int, int], str] = {}
+
+
 def sha256_of(path: Path) -> str:
     """Hex sha256 of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def weights_sha256(path: Path) -> str:
+    """sha256 of a weights file, hashed once per version of the file in this process.
+
+    Why: every model load checks the export's stamp against the weights (6 MB, about 10 ms to hash),
+    and the page loads a model per player set and again after adapt. A file rewritten in place gets
+    new mtime/ctime (a replaced one a new inode too), so it is hashed again."""
+    resolved = Path(path).resolve()
+    st = resolved.stat()
+    key = (str(resolved), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    if key not in _HASHED:
+        _HASHED[key] = sha256_of(resolved)
+    return _HASHED[key]
 
 
 def export_path(weights: Path) -> Path:
@@ -59,7 +77,7 @@ def session_for(weights: Path) -> object | None:
         session = onnxruntime.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
     except Exception:  # noqa: BLE001 - a damaged export: torch reads the weights instead
         return None
-    if session.get_modelmeta().custom_metadata_map.get(SOURCE_KEY) != sha256_of(weights):
+    if session.get_modelmeta().custom_metadata_map.get(SOURCE_KEY) != weights_sha256(weights):
         return None
     return session
 
@@ -99,7 +117,8 @@ class OnnxDetector:
         from ultralytics.utils import nms, ops
 
         padded = self._letterbox(imgsz)(image=view)
-        x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255
+        x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
+        x /= 255  # in place: one float copy of the view, not two
         raw = self.session.run(None, {self._input: x})[0]
         found = nms.non_max_suppression(torch.from_numpy(raw), conf, iou, None, False, max_det=300, nc=0)[0]
         xyxy = ops.scale_boxes(x.shape[2:], found[:, :4], view.shape)

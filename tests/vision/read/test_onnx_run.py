@@ -27,6 +27,14 @@ def _fresh(path: Path, monkeypatch, torch_only: bool) -> reader.TileModel:
     return reader._load_cached.__wrapped__(str(path))
 
 
+@pytest.fixture
+def model_copy(tmp_path) -> Path:
+    """A copy of the shipped model folder (weights, export, model.json) that a test may damage."""
+    folder = tmp_path / "model"
+    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*"))
+    return folder
+
+
 @needs_model
 def test_the_shipped_export_was_made_from_the_shipped_weights():
     weights = MODELS / "tile_detector.pt"
@@ -67,9 +75,8 @@ def test_a_squeezed_view_reads_as_torch_does(monkeypatch):
 
 
 @needs_model
-def test_an_export_of_other_weights_is_not_used(tmp_path, monkeypatch):
-    folder = tmp_path / "model"
-    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*"))
+def test_an_export_of_other_weights_is_not_used(model_copy, monkeypatch):
+    folder = model_copy
     assert isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
     onnx_run.stamp(folder / "tile_detector.onnx", folder / "tile_classifier.pt")  # names other weights
     assert not isinstance(_fresh(folder / "model.json", monkeypatch, False).detector, onnx_run.OnnxDetector)
@@ -87,10 +94,9 @@ def test_the_export_names_the_classes_and_stride_of_its_weights(monkeypatch):
 
 
 @needs_model
-def test_an_export_without_ultralytics_metadata_is_read_with_torch(tmp_path, monkeypatch):
+def test_an_export_without_ultralytics_metadata_is_read_with_torch(model_copy, monkeypatch):
     onnx = pytest.importorskip("onnx")
-    folder = tmp_path / "model"
-    shutil.copytree(MODELS, folder, ignore=shutil.ignore_patterns("*.md", "replay_*"))
+    folder = model_copy
     model = onnx.load(str(folder / "tile_detector.onnx"))
     kept = [p for p in model.metadata_props if p.key not in ("names", "stride")]
     del model.metadata_props[:]
@@ -100,6 +106,26 @@ def test_an_export_without_ultralytics_metadata_is_read_with_torch(tmp_path, mon
     tm = _fresh(folder / "model.json", monkeypatch, torch_only=False)
     assert not isinstance(tm.detector, onnx_run.OnnxDetector)
     assert len(reader.detect(SAMPLE, model=tm)) >= 10
+
+
+@needs_model
+def test_weights_rewritten_in_place_are_hashed_again(model_copy, monkeypatch):
+    """The stamp check hashes each version of the weights once: the same file is not hashed again,
+    but weights rewritten at the same path (a retrain) are, and their old export is not used."""
+    weights = model_copy / "tile_detector.pt"
+    hashed: list[Path] = []
+    real = onnx_run.sha256_of
+    monkeypatch.setattr(onnx_run, "sha256_of", lambda p: hashed.append(p) or real(p))
+    assert onnx_run.session_for(weights) is not None
+    assert onnx_run.session_for(weights) is not None
+    assert len(hashed) == 1
+    with weights.open("r+b") as f:  # same size, same inode, other bytes
+        f.seek(-1, 2)
+        last = f.read(1)
+        f.seek(-1, 2)
+        f.write(bytes([last[0] ^ 1]))
+    assert onnx_run.session_for(weights) is None
+    assert len(hashed) == 2
 
 
 @needs_model
