@@ -233,11 +233,13 @@ def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
     """Every set read by one reader, in the report's order."""
     conf = model.tile_conf
     real = collect(Path(args.real), model)
-    ordinary = [im for im in real if not stretched(im)]
+    ordinary, exports = [], []
+    for im in real:  # each photo judged once, for both sides of the split
+        (exports if stretched(im) else ordinary).append(im)
     sets = [
         SetReading("real val, ordinary", True, ordinary, conf),
         SetReading("real val, a hand in a row", True, [im for im in ordinary if in_a_row(im.gt_boxes)], conf),
-        SetReading("real val, stretched", True, [im for im in real if stretched(im)], conf),
+        SetReading("real val, stretched", True, exports, conf),
     ]
     riichi = Path(args.riichi)
     if (riichi / "data.yaml").is_file():
