@@ -317,6 +317,9 @@ def rgb_bands(im: Image.Image) -> Iterator[tuple[int, np.ndarray]]:
     width, height = im.size
     rows = max(1, BAND_PIXELS // max(1, width))
     scale = _float_scale(im, rows) if im.mode == "F" else 1.0
+    if rows >= height:  # one band: the image itself (a reduced decode), not a copy of it
+        yield 0, _band_rgb(im, scale)
+        return
     for y in range(0, height, rows):
         yield y, _band_rgb(im.crop((0, y, width, min(height, y + rows))), scale)
 
