@@ -44,6 +44,11 @@ class TrainConfig:
     real_repeat: int = _opt(
         1, "link every real train photo this many times (detector; weighs the scenes less)"
     )
+    strips: bool = _opt(
+        False,
+        "the detector also trains on strips: rows of the real train photos stretched as an export into "
+        "a square and squeezed back as the reader's aspect views do (vision.train.strips)",
+    )
     other_detector: str = _opt(
         str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
         "detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",

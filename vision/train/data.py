@@ -32,6 +32,8 @@ SYNTH_DIR = CACHE_DIR / "synth"
 #: Scenes whose faces are all drawn (other printing styles); used for the classifier only.
 SYNTH_DRAWN_DIR = CACHE_DIR / "synth-drawn"
 DATASETS_DIR = CACHE_DIR / "datasets"
+#: Rows of the real train photos as the reader's aspect views show a stretched export (vision.train.strips).
+STRIPS_DIR = CACHE_DIR / "strips"
 
 #: Label modes: all 35 classes, or every tile (face or back) as the single class "tile".
 FACES = "faces"

@@ -403,6 +403,22 @@ def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path)
     return kept, without
 
 
+def ensure_strips(seed: int, out: Path = data.STRIPS_DIR) -> Path:
+    """The strips of the real train photos for this seed (vision.train.strips), made when missing or
+    made for another seed."""
+    from vision.train import strips
+
+    made = out / "strips.json"
+    if made.is_file() and json.loads(made.read_text()).get("seed") == seed:
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    t = time.time()
+    n = strips.write_strips(out, seed)
+    print(f"strips: {n} made from the real train photos in {time.time() - t:.0f} s -> {out}", flush=True)
+    return out
+
+
 def run(args: TrainConfig) -> int:
     """The `python -m vision train` pipeline (options and defaults: vision.train.config.TrainConfig)."""
     run_dir = RUNS_DIR / args.name
@@ -422,6 +438,8 @@ def run(args: TrainConfig) -> int:
         drawn = _drawn_scenes(args)
     if train_det:
         det_sources = sources + ([drawn] if drawn and args.detector_drawn else [])
+        if getattr(args, "strips", False):
+            det_sources.append(ensure_strips(args.seed))
         print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
         yaml_path = data.assemble(
             f"{args.name}_{mode}",
