@@ -153,7 +153,8 @@ def strip_of(
 def write_strips(out: Path, seed: int = 0, source: Path = data.REAL_DATASET, limit: int | None = None) -> int:
     """Write a strip for every real train photo that has one into `out` (images/, labels/, a
     one-split set that `vision.train.data` reads as train); returns how many. Deterministic for a
-    seed. Files are written whole before they are named (a half-written strip never trains)."""
+    seed. Files are written whole before they are named (a half-written strip never trains), and
+    strips.json last: a folder without it was interrupted, and `ensure_strips` makes it again."""
     rng = np.random.default_rng(seed)
     images, labels = out / "images", out / "labels"
     images.mkdir(parents=True, exist_ok=True)
