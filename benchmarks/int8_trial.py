@@ -51,9 +51,7 @@ def network_inputs(detector: onnx_run.OnnxDetector, photos: list[Path], imgsz: i
         rgb = decode_reduced(p, reader.DECODE_FACTOR * imgsz).rgb
         mid, _ = reader._mid_image(rgb)
         view, _, _ = reader._detector_view(mid, imgsz)
-        padded = detector._letterbox(imgsz)(image=view)
-        x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
-        out.append(x / 255)
+        out.append(detector.network_input(view, imgsz))
     return out
 
 

@@ -116,9 +116,7 @@ class OnnxDetector:
         """Boxes (view pixels, x1 y1 x2 y2), confidences and classes on a BGR uint8 view."""
         from ultralytics.utils import nms, ops
 
-        padded = self._letterbox(imgsz)(image=view)
-        x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
-        x /= 255  # in place: one float copy of the view, not two
+        x = self.network_input(view, imgsz)
         raw = self.session.run(None, {self._input: x})[0]
         found = nms.non_max_suppression(torch.from_numpy(raw), conf, iou, None, False, max_det=300, nc=0)[0]
         xyxy = ops.scale_boxes(x.shape[2:], found[:, :4], view.shape)
@@ -127,6 +125,13 @@ class OnnxDetector:
             found[:, 4].numpy().astype(np.float64),
             found[:, 5].numpy().astype(int),
         )
+
+    def network_input(self, view: np.ndarray, imgsz: int) -> np.ndarray:
+        """What the network reads for a BGR uint8 view: letterboxed, RGB, N x C x H x W float in 0..1."""
+        padded = self._letterbox(imgsz)(image=view)
+        x = np.ascontiguousarray(padded[None, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
+        x /= 255  # in place: one float copy of the view, not two
+        return x
 
     def _letterbox(self, imgsz: int) -> object:
         """Ultralytics' letterbox for `imgsz` as its predictor builds it, made once per size."""

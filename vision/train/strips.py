@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.labels.yolo_format import Box, label_path_for, read_labels
+from vision.read.boxes import areas, intersections
 from vision.read.detect import ASPECT_VIEWS
 from vision.read.imageio import load_image
 from vision.train import data
@@ -77,10 +78,7 @@ def band_of(boxes: np.ndarray, row: np.ndarray, size: tuple[int, int]) -> tuple[
 
 def inside_share(boxes: np.ndarray, band: tuple[int, int, int, int]) -> np.ndarray:
     """Per box: the share of its area that lies inside the band."""
-    x1, y1, x2, y2 = band
-    ix = np.clip(boxes[:, 2], x1, x2) - np.clip(boxes[:, 0], x1, x2)
-    iy = np.clip(boxes[:, 3], y1, y2) - np.clip(boxes[:, 1], y1, y2)
-    return ix * iy / np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+    return intersections(boxes, np.array([band], dtype=np.float64))[:, 0] / np.maximum(areas(boxes), 1e-9)
 
 
 def boxes_in_band(boxes: np.ndarray, band: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
