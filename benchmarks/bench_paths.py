@@ -3,8 +3,9 @@
     python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess] [--fill 0.5]
 
 Paths (model loading excluded, except for the CLI as a process, which is timed as called):
-- the page: upload bytes -> boxes, through page.photo_state as the page calls it (read_photo with the
-  model's Detector), and its stages: reduced decode (decode_upload), the phone's picture
+- the page: upload bytes -> boxes, as page.panels.photo.photo_input calls it (the photo's key, then
+  read_photo with that key and the model's Detector), and its stages: the key (sha256 of the
+  bytes), reduced decode (decode_upload), the phone's picture
   (shown_picture), reading and layout (detect_into); apart, the full-size decode that saving for
   training asks for later (`Photo.rgb`, from the kept bytes; not on the upload path);
 - the CLI in process (`vision.__main__.main(["detect", "--json", file])`, stdout captured) and as
@@ -77,13 +78,22 @@ def make_photos(n: int, out: Path, fill: float = 1.0) -> list[Path]:
     return files
 
 
+def page_path(blob: bytes, detector) -> Photo:
+    """What the page runs on an upload (page.panels.photo.photo_input): the key that tells a new
+    photo from one already read, then read_photo with that key."""
+    key = photo_key(blob)
+    return read_photo(blob, "p.jpg", detector, key=key)
+
+
 def page_stages(blob: bytes, detector) -> dict[str, float]:
-    """read_photo's steps, one by one, as it runs them (seconds)."""
+    """The page's steps on an upload, one by one, as it runs them (seconds)."""
     out: dict[str, float] = {}
+    t = time.perf_counter()
+    photo = Photo(photo_key(blob), "p.jpg")
+    out["page: photo key (sha256 of the bytes)"] = time.perf_counter() - t
     t = time.perf_counter()
     pixels = decode_upload(blob, "p.jpg")
     out["page: reduced decode"] = time.perf_counter() - t
-    photo = Photo(photo_key(blob), "p.jpg")
     t = time.perf_counter()
     photo.display, photo.display_scale = shown_picture(pixels)
     out["page: phone's picture"] = time.perf_counter() - t
@@ -95,7 +105,13 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     assert photo.rgb is not None
     out["page, later: full-size pixels when saving for training (Photo.rgb)"] = time.perf_counter() - t
     out["page: upload -> boxes"] = sum(
-        out[k] for k in ("page: reduced decode", "page: phone's picture", "page: read + layout")
+        out[k]
+        for k in (
+            "page: photo key (sha256 of the bytes)",
+            "page: reduced decode",
+            "page: phone's picture",
+            "page: read + layout",
+        )
     )
     return out
 
@@ -167,9 +183,7 @@ def main() -> int:
         for _ in range(args.rounds):
             for f, blob in zip(files, blobs, strict=True):
                 paths = {
-                    "page: read_photo (upload bytes -> boxes)": lambda b=blob: read_photo(
-                        b, "p.jpg", detector
-                    ),
+                    "page: read_photo (upload bytes -> boxes)": lambda b=blob: page_path(b, detector),
                     "CLI in process": lambda f=f: cli_in_process(f),
                     "detect(path)": lambda f=f: detect(f, model=model),
                     "before: whole photo decoded, array read (the old page and CLI)": lambda b=blob: detect(

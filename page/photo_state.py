@@ -221,7 +221,9 @@ def _not_a_photo(reason_zh: str, reason_en: str) -> Words:
     )
 
 
-def read_photo(data: bytes, name: str, detector: Detector | None, full: bool = True) -> Photo:
+def read_photo(
+    data: bytes, name: str, detector: Detector | None, full: bool = True, key: str | None = None
+) -> Photo:
     """Decode (upright, size-checked), detect and propose the layout: once per photo.
 
     The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
@@ -230,8 +232,10 @@ def read_photo(data: bytes, name: str, detector: Detector | None, full: bool = T
     the faces from the full-size photo only where the boxes are and only when the tiles are small
     there. Otherwise the full-size pixels are decoded only when a panel asks for `Photo.rgb`
     (saving for training), from the kept bytes. `full=False`: only the boxes are wanted (a loser's
-    meld photo), so nothing of the photo is kept."""
-    photo = Photo(photo_key(data), name)
+    meld photo), so nothing of the photo is kept. `key`: the bytes' photo_key when the caller has
+    it already (the page hashes an upload to know whether it is new; hashing 4 MB again costs
+    ~2.5 ms of the upload path)."""
+    photo = Photo(key or photo_key(data), name)
     try:
         pixels = decode_upload(data, name)
     except Exception as exc:  # noqa: BLE001 - every decoding failure is a refusal in words

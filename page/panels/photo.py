@@ -79,7 +79,7 @@ def photo_input(
     if key == h.photo.key or key == ss.get("refused_photo"):
         return
     with st.spinner(tr("正在认牌…", "Reading the tiles…")):
-        photo = read_photo(data, getattr(src, "name", "camera.jpg"), detector)
+        photo = read_photo(data, getattr(src, "name", "camera.jpg"), detector, key=key)
     if photo.error is not None and not photo.boxes:
         ss["refused_photo"] = key
         ss["photo_error"] = photo.error

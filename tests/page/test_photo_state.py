@@ -131,6 +131,15 @@ def test_read_photo_detects_and_proposes_roles_once():
     # no detector: decoded, nothing read
     bare = read_photo(data, "hand.jpg", None)
     assert bare.rgb is not None and bare.boxes == [] and bare.model_version is None
+    assert photo.key == bare.key == ps.photo_key(data)
+
+
+def test_read_photo_keeps_the_key_the_page_already_made(monkeypatch):
+    """The page hashes an upload once, to know whether it is new; read_photo does not hash it again."""
+    data = (ps.SAMPLE_DIR / SAMPLE["photo"]).read_bytes()
+    key = ps.photo_key(data)
+    monkeypatch.setattr(ps, "photo_key", lambda b: pytest.fail("hashed twice"))
+    assert read_photo(data, "hand.jpg", None, key=key).key == key
 
 
 def test_read_photo_explains_a_bad_file_a_blank_photo_and_a_failing_reader():
