@@ -30,8 +30,9 @@ SOURCE_KEY = "exported_from_sha256"
 TORCH_ONLY_ENV = "MAHJONG_TORCH_ONLY"
 
 
-#: sha256 of weights files already hashed, by (resolved path, inode, size, mtime, ctime in ns).
-_HASHED: dict[tuple[str, int, int, int, int], str] = {}
+#: Per resolved path: the version last hashed (inode, size, mtime, ctime in ns) and its sha256; one
+#: entry per file, so a process that adapts a set many times does not keep every version's hash.
+_HASHED: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 
 
 def sha256_of(path: Path) -> str:
@@ -47,10 +48,11 @@ def weights_sha256(path: Path) -> str:
     new mtime/ctime (a replaced one a new inode too), so it is hashed again."""
     resolved = Path(path).resolve()
     st = resolved.stat()
-    key = (str(resolved), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    if key not in _HASHED:
-        _HASHED[key] = sha256_of(resolved)
-    return _HASHED[key]
+    version = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _HASHED.get(str(resolved))
+    if known is None or known[0] != version:
+        known = _HASHED[str(resolved)] = (version, sha256_of(resolved))
+    return known[1]
 
 
 def export_path(weights: Path) -> Path:

@@ -119,6 +119,7 @@ def test_weights_rewritten_in_place_are_hashed_again(model_copy, monkeypatch):
     assert onnx_run.session_for(weights) is not None
     assert onnx_run.session_for(weights) is not None
     assert len(hashed) == 1
+    entries = len(onnx_run._HASHED)
     with weights.open("r+b") as f:  # same size, same inode, other bytes
         f.seek(-1, 2)
         last = f.read(1)
@@ -126,6 +127,7 @@ def test_weights_rewritten_in_place_are_hashed_again(model_copy, monkeypatch):
         f.write(bytes([last[0] ^ 1]))
     assert onnx_run.session_for(weights) is None
     assert len(hashed) == 2
+    assert len(onnx_run._HASHED) == entries  # the new version replaced the old one's entry
 
 
 @needs_model
