@@ -146,7 +146,7 @@ def test_the_check_moves_the_operating_point_when_the_players_photos_need_it(tmp
     saved = _saved_photos(tmp_path / "labelled")
     tried: set[float] = set()
 
-    def fixes(tm, photos):
+    def fixes(tm, photos, decoded=None):
         tried.add(tm.tile_conf)
         return 0 if tm.tile_conf == 0.35 else 10
 
@@ -172,7 +172,9 @@ def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatc
     monkeypatch.setattr(
         adapt_module,
         "fixes_needed",
-        lambda tm, photos: real(tm, photos) + (0 if tm is load_model(DEFAULT_MODEL) else 100),
+        lambda tm, photos, decoded=None: (
+            real(tm, photos, decoded) + (0 if tm is load_model(DEFAULT_MODEL) else 100)
+        ),
     )
     path = adapt(
         saved, tmp_path / "mine", config=AdaptConfig(steps=2, player_views=1, bank_views=1, detector_epochs=1)
@@ -182,6 +184,27 @@ def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatc
     for name in ("tile_detector.pt", "tile_classifier.pt"):
         assert (path.parent / name).read_bytes() == (MODELS_DIR / name).read_bytes()
     assert "原来" in read_progress(path.parent)["message_zh"]
+
+
+def test_the_check_decodes_each_held_out_photo_once(tmp_path, monkeypatch):
+    """fixes_needed reads a photo as the page does (PhotoPixels) and, given the check's `decoded`,
+    decodes it once for every model and point it is read with; the count is the same either way."""
+    from vision.train import adapt as adapt_module
+
+    saved = _saved_photos(tmp_path / "labelled")
+    photos = adapt_module.player_photos(saved)
+    decodes: list[Path] = []
+    real = adapt_module.PhotoPixels.decode
+    monkeypatch.setattr(
+        adapt_module.PhotoPixels, "decode", lambda src, *a, **k: decodes.append(src) or real(src, *a, **k)
+    )
+    tm = load_model(DEFAULT_MODEL)
+    decoded: dict = {}
+    first = adapt_module.fixes_needed(tm, photos, decoded)
+    again = adapt_module.fixes_needed(adapt_module.at_point(tm, 0.25), photos, decoded)
+    assert len(decodes) == len(photos) == 2 and first >= 0 and again >= 0
+    assert adapt_module.fixes_needed(tm, photos) == first  # without the cache: decoded again, same count
+    assert len(decodes) == 2 * len(photos)
 
 
 def test_refusals(tmp_path):
