@@ -404,13 +404,15 @@ def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path)
 
 
 def ensure_strips(seed: int, out: Path = data.STRIPS_DIR) -> Path:
-    """The strips of the real train photos for this seed (vision.train.strips), made when missing or
-    made for another seed."""
+    """The strips of the real train photos for this seed (vision.train.strips), made when missing,
+    made for another seed or by older rules (strips.STRIPS_VERSION)."""
     from vision.train import strips
 
     made = out / "strips.json"
-    if made.is_file() and json.loads(made.read_text()).get("seed") == seed:
-        return out
+    if made.is_file():
+        stamp = json.loads(made.read_text())
+        if stamp.get("seed") == seed and stamp.get("version") == strips.STRIPS_VERSION:
+            return out
     if out.exists():
         shutil.rmtree(out)
     t = time.time()

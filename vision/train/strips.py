@@ -24,11 +24,14 @@ import cv2
 import numpy as np
 
 from vision.labels.yolo_format import Box, label_path_for, read_labels
-from vision.read.boxes import areas, intersections
+from vision.read.boxes import areas, intersections, overlap_share
 from vision.read.detect import ASPECT_VIEWS
 from vision.read.imageio import load_image
 from vision.train import data
 
+#: What strips.json records of the rules a strip was made by: a folder made by older rules is made
+#: again (2: rows whose boxes overlap are skipped, `overlapping`).
+STRIPS_VERSION = 2
 #: The square the exports were stretched into, and the squeezes the reader tries across a row.
 EXPORT_SIDE = 640
 SQUEEZES = sorted({max(sq) for sq in ASPECT_VIEWS})
@@ -42,6 +45,9 @@ ROW_MIN_TILES, ROW_SLACK = 5, 0.5
 KEEP_INSIDE = 0.5
 #: A box "touches" a band when more than this share of it lies inside (see `crowded`).
 CROWD_TOUCH = 0.1
+#: A row's tiles each stand in their own box: no two of its boxes share more than this of the
+#: smaller one (see `overlapping`).
+ROW_MAX_OVERLAP = 0.2
 
 
 def longest_row(boxes: np.ndarray) -> np.ndarray:
@@ -99,6 +105,20 @@ def crowded(boxes: np.ndarray, row: np.ndarray, band: tuple[int, int, int, int])
     return touched > len(row) + max(1, len(row) // 4)
 
 
+def overlapping(boxes: np.ndarray) -> bool:
+    """Whether two of a row's boxes overlap by more than ROW_MAX_OVERLAP (a row seen at a slant or
+    tilted in the photo: its upright boxes each take in parts of the neighbours).
+
+    Why: round 11 trained on strips with such rows, and in them a box that spans a tile and half of
+    the next is what "a tile" looks like in a long narrow picture; on the photos the app is for, a
+    flat hand in one row (narrow upright tiles across a wide photo, much like a strip), it then drew
+    14 boxes straddling two tiles each where the shipped reader drew 14 right ones
+    (models/MODEL_CARD.md, round 11). An export stretches a row that stands square to the camera."""
+    share = overlap_share(boxes, boxes)
+    np.fill_diagonal(share, 0.0)
+    return bool(len(boxes) and share.max() > ROW_MAX_OVERLAP)
+
+
 def as_read(band: np.ndarray, squeeze: int) -> np.ndarray:
     """A horizontal band as the reader's view shows it after an export stretched it into a square:
     bilinear to EXPORT_SIDE square, then area-averaged by `squeeze` down the picture."""
@@ -124,6 +144,8 @@ def strip_of(
     boxes = np.array([b.xyxy(w, h) for b in labels])
     row = longest_row(boxes)
     if not len(row):
+        return None
+    if overlapping(boxes[row]):
         return None
     band = band_of(boxes, row, (w, h))
     if crowded(boxes, row, band):
@@ -173,7 +195,9 @@ def write_strips(out: Path, seed: int = 0, source: Path = data.REAL_DATASET, lim
         _write_whole(labels / f"{name}.txt", rows.encode())
         _write_whole(images / f"{name}.jpg", jpg.tobytes())
         made += 1
-    (out / "strips.json").write_text(json.dumps({"seed": seed, "source": str(source), "strips": made}))
+    (out / "strips.json").write_text(
+        json.dumps({"seed": seed, "version": STRIPS_VERSION, "source": str(source), "strips": made})
+    )
     return made
 
 
