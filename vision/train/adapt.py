@@ -317,8 +317,9 @@ def fixes_needed(tm: TileModel, photos: list[Path], decoded: dict[Path, PhotoPix
 
     Each photo is read as the page reads an upload (PhotoPixels: the reduced decode, faces cut
     sharper only where the tiles are small). `decoded` keeps each photo's pixels across calls: the
-    check reads every held-out photo with several models and points, and a 12 MP photo decoded
-    again for each of them was seconds of adapt's five minutes."""
+    check reads every held-out photo with five models and points (the base, the faces, three learnt
+    points), and decoding a 12 MP photo at full size each time was 25 decodes of ~0.1 s for 5
+    photos."""
     decoded = {} if decoded is None else decoded
     total = 0
     for path in photos:
