@@ -42,6 +42,7 @@ if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed (pip install selenium)")
 from selenium.common.exceptions import (  # noqa: E402
     ElementClickInterceptedException,
+    ElementNotInteractableException,
     StaleElementReferenceException,
     TimeoutException,
 )
@@ -180,8 +181,12 @@ def click_key(driver, key: str) -> None:
         try:
             button.click()
             return
-        except (ElementClickInterceptedException, StaleElementReferenceException):
-            time.sleep(0.5 * (attempt + 1))
+        except (
+            ElementClickInterceptedException,
+            StaleElementReferenceException,
+            ElementNotInteractableException,
+        ):
+            time.sleep(0.5 * (attempt + 1))  # covered, redrawn away or caught mid-redraw: again
     raise AssertionError(f"could not tap {key}")
 
 

@@ -22,6 +22,7 @@ from tests.ui.browser_helpers import (
     ROOT,
     By,
     ElementClickInterceptedException,
+    ElementNotInteractableException,
     StaleElementReferenceException,
     TimeoutException,
     WebDriverWait,
@@ -97,8 +98,12 @@ def _choose(driver, name: str, label: str) -> None:
             button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
             button.click()
-        except (StaleElementReferenceException, ElementClickInterceptedException):
-            continue
+        except (
+            StaleElementReferenceException,
+            ElementClickInterceptedException,
+            ElementNotInteractableException,
+        ):
+            continue  # redrawn away, covered, or caught mid-redraw at zero size: find it again
         try:
             WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
                 lambda d: _state_of(d, name, label) == "selected"
