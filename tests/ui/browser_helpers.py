@@ -47,6 +47,14 @@ from selenium.common.exceptions import (  # noqa: E402
     TimeoutException,
 )
 from selenium.webdriver.chrome.options import Options  # noqa: E402
+
+#: A tap that lands on a button covered, redrawn away, or caught mid-redraw at zero size: found and
+#: tapped again, as a player would.
+TAP_RACES = (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+    ElementNotInteractableException,
+)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -181,11 +189,7 @@ def click_key(driver, key: str) -> None:
         try:
             button.click()
             return
-        except (
-            ElementClickInterceptedException,
-            StaleElementReferenceException,
-            ElementNotInteractableException,
-        ):
+        except TAP_RACES:
             time.sleep(0.5 * (attempt + 1))  # covered, redrawn away or caught mid-redraw: again
     raise AssertionError(f"could not tap {key}")
 

@@ -20,9 +20,8 @@ from PIL import Image
 
 from tests.ui.browser_helpers import (
     ROOT,
+    TAP_RACES,
     By,
-    ElementClickInterceptedException,
-    ElementNotInteractableException,
     StaleElementReferenceException,
     TimeoutException,
     WebDriverWait,
@@ -98,11 +97,7 @@ def _choose(driver, name: str, label: str) -> None:
             button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
             button.click()
-        except (
-            StaleElementReferenceException,
-            ElementClickInterceptedException,
-            ElementNotInteractableException,
-        ):
+        except TAP_RACES:
             continue  # redrawn away, covered, or caught mid-redraw at zero size: find it again
         try:
             WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
