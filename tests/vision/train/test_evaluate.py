@@ -126,10 +126,10 @@ def test_operating_point_is_the_best_tile_f1_lowest_on_ties():
     preds = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]], float)
     # two tiles read at 0.9 and 0.5, one false box at 0.2: F1 is best for 0.2 < conf <= 0.5
     im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.5, 0.2]))
-    assert choose_conf([im]) == 0.25
+    assert choose_conf([im], max_move=None) == 0.25
     # a faint true tile at 0.12, the false box at 0.06: only 0.1 keeps F1 = 1
     im2 = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1, 2]), np.array([0.9, 0.12, 0.06]))
-    assert choose_conf([im2]) == 0.1
+    assert choose_conf([im2], max_move=None) == 0.1
 
 
 def test_operating_point_stays_at_the_default_within_the_noise():
@@ -142,6 +142,21 @@ def test_operating_point_stays_at_the_default_within_the_noise():
     assert choose_conf([im]) == 0.35
     # ... but not when the gain is within the margin
     assert choose_conf([im], margin=0.25) == 0.25
+
+
+def test_synthetic_scenes_move_the_point_at_most_max_point_move():
+    from vision.train.pipeline import MAX_POINT_MOVE, choose_conf
+
+    # round 12's case: F1 on the scenes keeps rising down to 0.2, the shipped point is 0.55
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10], [60, 0, 70, 10]], float)
+    im = ImageResult(gt, np.arange(4), gt.copy(), np.arange(4), np.array([0.9, 0.47, 0.32, 0.22]))
+    assert choose_conf([im], default=0.55, max_move=None) <= 0.2  # unbounded: the far point
+    moved = choose_conf([im], default=0.55)
+    assert moved == 0.45  # the best F1 within the bound, not the far point
+    assert abs(moved - 0.55) <= MAX_POINT_MOVE + 1e-9
+    # no gain within the bound: the shipped point is kept
+    im_far = ImageResult(gt, np.arange(4), gt.copy(), np.arange(4), np.array([0.9, 0.3, 0.25, 0.22]))
+    assert choose_conf([im_far], default=0.55) == 0.55
 
 
 def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(tmp_path):
