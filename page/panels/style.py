@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from page import keyboard as kb
+from vision.fonts import SHIPPED_CJK_FONT
 
 #: The smallest tap target, CSS px (Apple's and Android's guidance; the README promises it).
 TARGET_PX = 44
@@ -33,8 +34,39 @@ _TARGETS = ", ".join(
     )
 )
 
+#: Where Streamlit serves the shipped CJK font: `static/` is a link to vision/assets/fonts (one copy
+#: of the file), served because .streamlit/config.toml sets server.enableStaticServing. Relative to
+#: the page, so it also works behind the LAN gate and under a base URL.
+CJK_FONT_URL = f"app/static/{SHIPPED_CJK_FONT.name}"
+#: The scripts the shipped font draws for the page: CJK radicals to punctuation and kana, the
+#: unified ideographs and their extension A, compatibility ideographs, full- and half-width forms.
+CJK_RANGES = "U+2E80-2FDF, U+3000-30FF, U+3100-312F, U+31C0-31EF, U+3200-4DBF, U+4E00-9FFF, U+F900-FAFF, U+FE30-FE4F, U+FF00-FFEF"
+#: A device's own CJK font where it has one (no download on a phone), else the shipped subset.
+_LOCAL_CJK = ", ".join(
+    f'local("{name}")'
+    for name in (
+        "Noto Sans CJK SC", "NotoSansCJKsc-Regular", "Source Han Sans SC", "SourceHanSansSC-Regular",
+        "PingFang SC Regular", "PingFangSC-Regular", "Microsoft YaHei", "Noto Sans SC",
+    )
+)  # fmt: skip
+
+#: Why a font face for "Source Sans": it is the family every Streamlit text is set in, and it has no
+#: Chinese. Where the device has no CJK font either (a fresh laptop, a headless test machine), every
+#: hanzi drew as an empty box. Faces of one family add up by unicode-range, so this face draws only
+#: the CJK characters and Streamlit's own face everything else; no Streamlit rule is overridden.
+#: Italic too: Streamlit has an italic face of its own, and italic text looks among italic faces.
+FONT_CSS = "\n".join(
+    f"""@font-face {{
+  font-family: "Source Sans"; font-style: {style}; font-weight: 100 900; font-display: swap;
+  src: {_LOCAL_CJK}, url("{CJK_FONT_URL}") format("opentype");
+  unicode-range: {CJK_RANGES};
+}}"""
+    for style in ("normal", "italic")
+)
+
 CSS = f"""
 <style>
+{FONT_CSS}
 .block-container {{padding-top: 3.2rem; padding-bottom: 4rem;}}
 @media (max-width: 640px) {{
   .block-container {{padding-left: .6rem; padding-right: .6rem; padding-top: 3.6rem;}}
