@@ -30,8 +30,9 @@ from vision.read.imageio import load_image
 from vision.train import data
 
 #: What strips.json records of the rules a strip was made by: a folder made by older rules is made
-#: again (2: rows whose boxes overlap are skipped, `overlapping`).
-STRIPS_VERSION = 2
+#: again (2: rows whose boxes overlap are skipped, `overlapping`; 3: so are rows that are not level
+#: or not all one height, `level`).
+STRIPS_VERSION = 3
 #: The square the exports were stretched into, and the squeezes the reader tries across a row.
 EXPORT_SIDE = 640
 SQUEEZES = sorted({max(sq) for sq in ASPECT_VIEWS})
@@ -48,6 +49,10 @@ CROWD_TOUCH = 0.1
 #: A row's tiles each stand in their own box: no two of its boxes share more than this of the
 #: smaller one (see `overlapping`).
 ROW_MAX_OVERLAP = 0.2
+#: A row square to the camera is level and its tiles one height: its box centres drift by at most
+#: ROW_MAX_DRIFT median tile heights from one end to the other (the fitted line), and its tallest
+#: box is at most ROW_MAX_HEIGHTS x its shortest (see `level`).
+ROW_MAX_DRIFT, ROW_MAX_HEIGHTS = 0.25, 1.25
 
 
 def longest_row(boxes: np.ndarray) -> np.ndarray:
@@ -119,6 +124,25 @@ def overlapping(boxes: np.ndarray) -> bool:
     return bool(len(boxes) and share.max() > ROW_MAX_OVERLAP)
 
 
+def level(boxes: np.ndarray) -> bool:
+    """Whether a row's boxes stand level and all one height, as a row square to the camera does.
+
+    Why: round 13's strips (overlapping rows already skipped) still held tilted rows and rows seen
+    in perspective, whose loose upright labels sit a third of a tile off the tiles; on a flat hand
+    in a row round 13 then drew boxes half a tile off, across two tiles, on two val photos (7 of 14
+    and 6 of 13 tiles returned; models/MODEL_CARD.md, round 13). An export stretches a level row."""
+    if len(boxes) < 2:
+        return True
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    heights = boxes[:, 3] - boxes[:, 1]
+    slope = np.polyfit(cx, cy, 1)[0] if np.ptp(cx) > 0 else 0.0
+    drift = abs(slope) * float(np.ptp(cx))
+    return bool(
+        drift <= ROW_MAX_DRIFT * float(np.median(heights))
+        and heights.max() <= ROW_MAX_HEIGHTS * max(float(heights.min()), 1e-9)
+    )
+
+
 def as_read(band: np.ndarray, squeeze: int) -> np.ndarray:
     """A horizontal band as the reader's view shows it after an export stretched it into a square:
     bilinear to EXPORT_SIDE square, then area-averaged by `squeeze` down the picture."""
@@ -145,7 +169,7 @@ def strip_of(
     row = longest_row(boxes)
     if not len(row):
         return None
-    if overlapping(boxes[row]):
+    if overlapping(boxes[row]) or not level(boxes[row]):
         return None
     band = band_of(boxes, row, (w, h))
     if crowded(boxes, row, band):

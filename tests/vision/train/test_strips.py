@@ -133,3 +133,17 @@ def test_a_slanted_row_whose_boxes_overlap_is_no_strip():
     slanted = [Box(b.cls, b.cx, b.cy + i * 3 / 480, b.w * 1.5, b.h) for i, b in enumerate(labels)]
     assert strips.overlapping(np.array([b.xyxy(640, 480) for b in slanted]))
     assert strips.strip_of(img, slanted, np.random.default_rng(0)) is None
+
+
+def test_a_tilted_row_or_one_seen_in_perspective_is_no_strip():
+    """A row whose boxes climb half a tile height from end to end, or whose far tiles are a third
+    shorter than its near ones, is not square to the camera: no strip. Level, it is one."""
+    img, labels = _row_photo()
+    boxes = np.array([b.xyxy(640, 480) for b in labels])
+    assert strips.level(boxes)
+    tilted = [Box(b.cls, b.cx, b.cy + i * 2 / 480, b.w, b.h) for i, b in enumerate(labels)]  # 22 px
+    assert not strips.level(np.array([b.xyxy(640, 480) for b in tilted]))
+    assert strips.strip_of(img, tilted, np.random.default_rng(0)) is None
+    far = [Box(b.cls, b.cx, b.cy, b.w, b.h * (1 - 0.03 * i)) for i, b in enumerate(labels)]  # 40 -> 27 px
+    assert not strips.level(np.array([b.xyxy(640, 480) for b in far]))
+    assert strips.strip_of(img, far, np.random.default_rng(0)) is None
