@@ -7,6 +7,9 @@ Candidates: `--model` (default the shipped models/model.json) is the reader ship
 `--candidate NAME=SPEC` is judged against. SPEC is a model.json, or `git:REV` for the model files
 committed at REV (`git show REV:models/...`, written to runs/candidates/NAME/, git-ignored; nothing
 is fetched). Each reader is summarised at its own operating point (its model.json's tile_conf).
+`--base NAME` also judges every other candidate against the candidate NAME, by the same rule: a
+change made on top of a candidate that would ship (its `tta_below`, say) is judged against that
+candidate too, in the same run.
 
 Sets (each read once at a low threshold, then summarised at each reader's operating point):
 - the real val photos (`../shared/datasets/chinese-mahjong-v4`), split by kind: "stretched" photos
@@ -268,8 +271,9 @@ def set_row(reader: str, s: SetReading) -> dict:
     return row
 
 
-def print_tables(rows: list[dict], verdicts: dict[str, tuple[bool, list[Finding]]]) -> None:
-    """Markdown: one table of every reader on every set, then each candidate's findings."""
+def print_tables(rows: list[dict], verdicts: dict[tuple[str, str], tuple[bool, list[Finding]]]) -> None:
+    """Markdown: one table of every reader on every set, then each verdict's findings (keys:
+    (candidate, the reader it is judged against))."""
     print("| set | reader | images | " + " | ".join(COLUMNS) + " |")
     print("|---|---|---|" + "---|" * len(COLUMNS))
     for r in rows:
@@ -279,8 +283,11 @@ def print_tables(rows: list[dict], verdicts: dict[str, tuple[bool, list[Finding]
             + " | ".join(cells)
             + " |"
         )
-    for name, (ships, findings) in verdicts.items():
-        print(f"\n{name} against the shipped reader: {'SHIPS' if ships else 'does NOT ship'}")
+    for (name, base), (ships, findings) in verdicts.items():
+        if base == "shipped":
+            print(f"\n{name} against the shipped reader: {'SHIPS' if ships else 'does NOT ship'}")
+        else:
+            print(f"\n{name} against {base}: {'not worse on any real set' if ships else 'WORSE'}")
         print(f"| set | metric | difference | favourable end ({NOISE_LEVEL:.0%}) | noise sd | loss |")
         print("|---|---|---|---|---|---|")
         for f in findings:
@@ -307,6 +314,13 @@ def main() -> int:
     ap.add_argument("--seat-test", default=".cache/seat-test", help="seat-test scenes (made if missing)")
     ap.add_argument("--no-seat-test", action="store_true", help="real sets only")
     ap.add_argument("--out", default=None, help="also write the rows and findings as JSON here")
+    ap.add_argument(
+        "--base",
+        default="shipped",
+        metavar="NAME",
+        help="also judge every other candidate against this one (default: only against the shipped "
+        "reader); e.g. a candidate that would ship, to judge a change made on top of it",
+    )
     args = ap.parse_args()
 
     readers = [("shipped", Path(args.model or ROOT / "models" / "model.json"))]
@@ -315,10 +329,25 @@ def main() -> int:
         if not spec:
             ap.error(f"--candidate {c!r}: expected NAME=SPEC")
         readers.append((name, materialise(name, spec)))
-    readings = {name: read_sets(load_model(path), args) for name, path in readers}
+    if args.base not in dict(readers):
+        ap.error(f"--base {args.base!r}: no reader of that name (shipped or a --candidate)")
+    # Every reader loaded before any set is read: a candidate that cannot load (a missing or linked
+    # weights file) stops the report at once, not after the readers before it took minutes each.
+    models = {}
+    for name, path in readers:
+        try:
+            models[name] = load_model(path)
+        except (OSError, ValueError) as exc:  # ModelFileError is a ValueError
+            ap.error(f"reader {name!r} cannot be loaded: {exc}")
+    readings = {name: read_sets(model, args) for name, model in models.items()}
     rows = [set_row(name, s) for name, sets in readings.items() for s in sets]
     rows.sort(key=lambda r: [s.name for s in readings["shipped"]].index(r["set"]))
-    verdicts = {name: ship_verdict(readings["shipped"], readings[name]) for name, _ in readers[1:]}
+    verdicts = {
+        (name, base): ship_verdict(readings[base], readings[name])
+        for base in dict.fromkeys(("shipped", args.base))
+        for name, _ in readers
+        if name not in (base, "shipped")
+    }
 
     print(" · ".join(f"{name}: {path}" for name, path in readers) + "\n")
     print_tables(rows, verdicts)
@@ -327,7 +356,14 @@ def main() -> int:
             "readers": {name: str(path) for name, path in readers},
             "rows": rows,
             "verdicts": {
-                n: {"ships": s, "findings": [f.__dict__ for f in fs]} for n, (s, fs) in verdicts.items()
+                n: {"ships": s, "findings": [f.__dict__ for f in fs]}
+                for (n, base), (s, fs) in verdicts.items()
+                if base == "shipped"
+            },
+            "against": {
+                f"{n} vs {base}": {"not_worse": s, "findings": [f.__dict__ for f in fs]}
+                for (n, base), (s, fs) in verdicts.items()
+                if base != "shipped"
             },
         }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # runs/report/ on a fresh clone

@@ -436,7 +436,9 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     if tm.classifier is None:
         return reading
     boxes = reading.boxes
-    probs = classify_crops(tm.classifier, pixels.crops(boxes)) if len(boxes) else np.zeros((0, NUM_CLASSES))
+    if not len(boxes):
+        return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
+    probs = classify_crops(tm.classifier, pixels.crops(boxes), tta_below=tm.op.tta_below)
     return replace(reading, probs=probs)
 
 

@@ -26,6 +26,11 @@ class OperatingPoint:
     face_conf: float = 0.5
     #: Boxes overlapping more than this (IoU) are one tile to the detector's non-maximum suppression.
     nms_iou: float = 0.6
+    #: A crop whose face the classifier reads less sure than this from the crop as it is is read
+    #: again in its three other views and the four averaged (vision.read.tilenet.classify_crops;
+    #: 1.0: every crop, 0.0: none). A reader's threshold like the others: it moves which face is
+    #: read and how sure, so a change is judged by the ship rule (benchmarks/reader_report.py).
+    tta_below: float = 0.9
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

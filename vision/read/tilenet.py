@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from vision.classes import NUM_CLASSES
+from vision.read.operating_point import DEFAULT
 
 #: Classifier input: a tile crop turned upright-portrait and resized to CROP_W x CROP_H.
 CROP_W, CROP_H = 48, 64
@@ -129,8 +130,9 @@ def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
 
 #: A crop whose face the classifier reads at least this sure from the crop as it is skips the
 #: three other views: the average over them moves such a reading by a few hundredths at most, and
-#: the four views cost four times as much as one.
-TTA_BELOW = 0.9
+#: the four views cost four times as much as one. The value is the operating point's default
+#: (a model's model.json may carry its own `tta_below`).
+TTA_BELOW = DEFAULT.tta_below
 
 
 def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TTA_BELOW) -> np.ndarray:

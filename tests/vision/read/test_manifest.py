@@ -51,6 +51,7 @@ def test_format_1_reads_with_defaults_and_newer_formats_are_refused(tmp_path):
     m = manifest.read(_write(tmp_path, old))
     assert m.op.tile_conf == 0.3 and m.classifier_classes[-1] == OTHER
     assert m.op.face_conf == DEFAULT.face_conf and m.op.nms_iou == DEFAULT.nms_iou  # not in the file
+    assert m.op.tta_below == DEFAULT.tta_below
     with pytest.raises(manifest.ModelFileError, match="newer"):
         manifest.read(_write(tmp_path, {**old, "format_version": 99}))
     with pytest.raises(manifest.ModelFileError, match="within 0..1"):
@@ -62,6 +63,7 @@ def test_format_1_reads_with_defaults_and_newer_formats_are_refused(tmp_path):
         ("tile_conf", "0.5"),
         ("learnt_conf", False),
         ("learnt_conf", -0.1),
+        ("tta_below", 1.5),
     ):
         with pytest.raises(manifest.ModelFileError, match=name):  # one check for every threshold
             manifest.read(_write(tmp_path, {**old, name: bad}))

@@ -134,6 +134,31 @@ def test_the_four_view_average_is_kept_for_crops_in_doubt():
     assert np.allclose(mixed.sum(1), 1.0, atol=1e-5)
 
 
+@needs_model
+def test_the_models_own_tta_threshold_decides_which_crops_get_the_other_views(monkeypatch):
+    """`tta_below` is the model's (model.json), not a constant: a reader at 0 reads every crop once,
+    one at 1.0 reads every crop in four views."""
+    from dataclasses import replace
+
+    from vision.read.tilenet import TTA_BELOW
+
+    img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
+    tm = reader.load_model(None)
+    seen: list[tuple[float, int]] = []
+    real = reader.classify_crops
+
+    def spy(net, crops, tta_below=TTA_BELOW):
+        seen.append((tta_below, len(crops)))
+        return real(net, crops, tta_below)
+
+    monkeypatch.setattr(reader, "classify_crops", spy)
+    reader.detect(img, model=replace(tm, op=replace(tm.op, tta_below=0.0)))
+    reader.detect(img, model=replace(tm, op=replace(tm.op, tta_below=1.0)))
+    assert [t for t, _ in seen] == [0.0, 1.0]
+    assert seen[0][1] == seen[1][1] > 0  # the same boxes' crops, read once or in four views
+    assert TTA_BELOW == 0.9  # a model.json without the field reads as every model before it did
+
+
 def test_the_classifier_read_with_batch_norms_folded_in_reads_the_same():
     """for_reading folds each batch norm into its convolution (what load_model keeps): the same
     probabilities to float rounding, on a net whose norms are far from identity."""

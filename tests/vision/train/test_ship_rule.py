@@ -4,10 +4,12 @@ candidate, a synthetic gain never buys it back, a difference within the noise do
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.train.evaluate import ImageResult
 
@@ -64,3 +66,34 @@ def test_a_hand_in_a_row_is_told_from_two_rows_a_grid_and_a_few_tiles():
     two_rows = np.concatenate([row[:7], row[7:] + [0, 40, 0, 40]])
     assert not report.in_a_row(two_rows)
     assert not report.in_a_row(row[: report.ROW_MIN_TILES - 1])
+
+
+def test_a_change_on_top_of_a_candidate_is_judged_against_that_candidate_too(monkeypatch, tmp_path):
+    """--base NAME: every other candidate is judged against NAME as well as against the shipped
+    reader (a faster classifier setting on a candidate that would ship, say)."""
+    found = {"shipped.json": [8] * 40, "good.json": [10] * 40, "good_fast.json": [9] * 40}
+    monkeypatch.setattr(report, "load_model", lambda path: Path(path).name)
+    monkeypatch.setattr(report, "read_sets", lambda model, args: [_set("real", found[model])])
+    out = tmp_path / "report.json"
+    argv = ["reader_report.py", "--model", "shipped.json", "--no-seat-test", "--out", str(out)]
+    argv += ["--candidate", "good=good.json", "--candidate", "fast=good_fast.json", "--base", "good"]
+    monkeypatch.setattr(sys, "argv", argv)
+    assert report.main() == 0
+    doc = json.loads(out.read_text())
+    assert doc["verdicts"]["good"]["ships"] and doc["verdicts"]["fast"]["ships"]  # both beat shipped
+    assert list(doc["against"]) == ["fast vs good"]
+    assert not doc["against"]["fast vs good"]["not_worse"]  # but fast loses tiles against good
+
+
+def test_a_reader_that_cannot_load_stops_the_report_before_any_set_is_read(monkeypatch, tmp_path, capsys):
+    def never(model, args):
+        raise AssertionError("a set was read before every reader was loaded")
+
+    monkeypatch.setattr(report, "read_sets", never)
+    missing = tmp_path / "nowhere" / "model.json"
+    argv = ["reader_report.py", "--no-seat-test", "--candidate", f"lost={missing}"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as stop:
+        report.main()
+    assert stop.value.code == 2
+    assert "reader 'lost' cannot be loaded" in capsys.readouterr().err
