@@ -64,7 +64,9 @@ def stages(model, files: list[Path]) -> dict[str, float]:
         reading = reader._read_view(model, mid, mid_scale, size, (1, 1), model.conf)
         pixels = reader.PhotoPixels(rgb, scale, f)
         crops = timed("crops", lambda r=reading, p=pixels: p.crops(r.boxes))
-        probs = timed("classifier", lambda c=crops: classify_crops(model.classifier, c))
+        probs = timed(
+            "classifier", lambda c=crops: classify_crops(model.classifier, c, tta_below=model.op.tta_below)
+        )
         done = reader._ViewReading(reading.boxes * scale, reading.det_conf, reading.det_cls, probs)
         timed("decision", lambda d=done: reader._decide(model, d, model.tile_conf))
     return {k: statistics.median(v) for k, v in times.items()}
