@@ -122,17 +122,33 @@ def _state_of(driver, name: str, label: str) -> str:
     return "missing"
 
 
+def _indicator_key(driver, code: str):
+    return next(iter(driver.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None)
+
+
 def _pick_indicator(driver, code: str) -> None:
-    button = WebDriverWait(driver, 30).until(
-        lambda d: next(
-            iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-tilein_indicator_"] button')), None
+    """Open the 混 indicator's tile keyboard and tap `code`. The opening tap is made again when no
+    keyboard came of it: on a loaded CI machine with two phones on one hand, a tap landed while the
+    page was being redrawn by the other phone's change and was dropped (the keyboard must still
+    open, within three taps)."""
+    key = None
+    for _ in range(3):
+        button = WebDriverWait(driver, 30).until(
+            lambda d: next(
+                iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-tilein_indicator_"] button')), None
+            )
         )
-    )
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-    button.click()
-    key = WebDriverWait(driver, 30).until(
-        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None)
-    )
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        try:
+            button.click()
+        except StaleElementReferenceException:
+            continue
+        try:
+            key = WebDriverWait(driver, 15).until(lambda d: _indicator_key(d, code))
+            break
+        except TimeoutException:
+            continue
+    assert key is not None, "the 混 indicator's tile keyboard did not open"
     WebDriverWait(driver, 10).until(lambda d: in_view(d, key))  # the tile keyboard opens in view
     key.click()
     WebDriverWait(driver, 30).until(
