@@ -342,10 +342,11 @@ def main() -> int:
     readings = {name: read_sets(model, args) for name, model in models.items()}
     rows = [set_row(name, s) for name, sets in readings.items() for s in sets]
     rows.sort(key=lambda r: [s.name for s in readings["shipped"]].index(r["set"]))
+    bases = ["shipped"] if args.base == "shipped" else ["shipped", args.base]
     verdicts = {
         (name, base): ship_verdict(readings[base], readings[name])
-        for base in dict.fromkeys(("shipped", args.base))
-        for name, _ in readers
+        for base in bases
+        for name in readings
         if name not in (base, "shipped")
     }
 

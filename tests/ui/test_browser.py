@@ -11,6 +11,7 @@ docs/screenshot.png are made this way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -122,32 +123,30 @@ def _state_of(driver, name: str, label: str) -> str:
     return "missing"
 
 
-def _indicator_key(driver, code: str):
-    return next(iter(driver.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None)
-
-
 def _pick_indicator(driver, code: str) -> None:
     """Open the 混 indicator's tile keyboard and tap `code`. The opening tap is made again when no
-    keyboard came of it: on a loaded CI machine with two phones on one hand, a tap landed while the
-    page was being redrawn by the other phone's change and was dropped (the keyboard must still
-    open, within three taps)."""
-    key = None
-    for _ in range(3):
+    keyboard came of it (again_until): on a loaded CI machine with two phones on one hand, a tap
+    landed while the page was being redrawn by the other phone's change and was dropped (the
+    keyboard must still open, within three taps)."""
+
+    def tap() -> None:
         button = WebDriverWait(driver, 30).until(
             lambda d: next(
                 iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-tilein_indicator_"] button')), None
             )
         )
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-        try:
+        with contextlib.suppress(*TAP_RACES):  # redrawn under the finger: the next try taps again
             button.click()
-        except StaleElementReferenceException:
-            continue
-        try:
-            key = WebDriverWait(driver, 15).until(lambda d: _indicator_key(d, code))
-            break
-        except TimeoutException:
-            continue
+
+    key = again_until(
+        tap,
+        lambda: WebDriverWait(driver, 15).until(
+            lambda d: next(
+                iter(d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None
+            )
+        ),
+    )
     assert key is not None, "the 混 indicator's tile keyboard did not open"
     WebDriverWait(driver, 10).until(lambda d: in_view(d, key))  # the tile keyboard opens in view
     key.click()
