@@ -16,7 +16,7 @@ Sets (each read once at a low threshold, then summarised at each reader's operat
   are those whose labelled boxes have a median long/short side over STRETCHED_RATIO (Roboflow
   squeezed tall photos of a column of tiles into 640x640, so each tile is a bar 9-12x wider than
   high; no phone photo looks like that), "ordinary" the rest. The split describes; it chooses nothing.
-  Of the ordinary ones, "a hand in a row" again apart (`in_a_row`: at least ROW_MIN_TILES labelled
+  Of the ordinary ones, "a hand in a row" again apart (`vision.train.rows.in_a_row`: at least ROW_MIN_TILES labelled
   tiles whose centres lie on one straight line): the photo the app is for; a subset, and in the rule.
 - `../shared/datasets/riichi-standing-dev` (leomiurarobot, Roboflow Universe, CC BY 4.0): standing
   tiles of a print never trained on, as exported (640x640, stretched) and resized back to the
@@ -60,6 +60,7 @@ from vision.read.detect import TileModel, load_model  # noqa: E402
 from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
 from vision.train.evaluate import ImageResult, all_tiles_right, collect, image_counts, mean_ap  # noqa: E402
+from vision.train.rows import in_a_row  # noqa: E402
 
 #: A photo whose labelled tiles are, at the median, longer than this many times their width was
 #: stretched out of its aspect (a tile is 4:3; seen at a slant perhaps 2:1).
@@ -178,30 +179,6 @@ def stretched(im: ImageResult) -> bool:
     if len(im.gt_boxes) == 0:
         return False
     return float(np.median(elongation(im.gt_boxes))) > STRETCHED_RATIO
-
-
-#: A photo is "a hand in a row" when it has at least this many labelled tiles ...
-ROW_MIN_TILES = 8
-#: ... and every tile's centre lies within this share of the median tile's height (a row across
-#: the photo) or width (a row down it) of the straight line fitted through them.
-ROW_TOLERANCE = 0.5
-
-
-def in_a_row(gt_boxes: np.ndarray) -> bool:
-    """Whether a photo's labelled tiles are one hand laid out in a row (melds set apart on the same
-    line count; two rows, a grid or a pile do not). A straight line is fitted through the centres by
-    least squares, across and down the photo; a slanted or foreshortened row is still a line."""
-    b = np.asarray(gt_boxes, dtype=np.float64).reshape(-1, 4)
-    if len(b) < ROW_MIN_TILES:
-        return False
-    centre = np.c_[(b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2]
-    size = (b[:, 3] - b[:, 1], b[:, 2] - b[:, 0])  # heights across, widths down
-    for along, off, sides in ((0, 1, size[0]), (1, 0, size[1])):
-        a = np.c_[centre[:, along], np.ones(len(b))]
-        coef, *_ = np.linalg.lstsq(a, centre[:, off], rcond=None)
-        if np.abs(a @ coef - centre[:, off]).max() <= ROW_TOLERANCE * float(np.median(sides)):
-            return True
-    return False
 
 
 def camera_aspect(aspect: float) -> Callable[[Path], np.ndarray]:

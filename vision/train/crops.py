@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 from vision.classes import OTHER_ID
 from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, TileNet, crop_tiles, crops_to_tensor
-from vision.train import data
+from vision.train import data, rows
 
 #: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
 SRC_MARGIN = 0.2
@@ -92,16 +92,57 @@ def negative_images(sources: list[Path], split: str = "train") -> list[Path]:
     return out
 
 
+def row_images(source: Path, split: str = "train") -> list[Path]:
+    """Photos of `source` whose labelled tiles form one hand in a row (vision.train.rows)."""
+    out = []
+    for img in data.split_images(source, split):
+        labels = data.read_labels(data.label_path_for(img))
+        if len(labels) >= rows.ROW_MIN_TILES and rows.in_a_row(_unit_boxes(labels)):
+            out.append(img)
+    return out
+
+
+def _unit_boxes(labels: list) -> np.ndarray:
+    """Labelled boxes as N x 4 xyxy in a unit square (a row's shape is told before any photo is
+    decoded; judging boxes against it needs the photo's pixels, _labelled_boxes)."""
+    return np.array([b.xyxy(1, 1) for b in labels], np.float64).reshape(-1, 4)
+
+
+def _labelled_boxes(image: Path, rgb: np.ndarray) -> np.ndarray:
+    """The photo's labelled boxes in its pixels (N x 4 xyxy)."""
+    h, w = rgb.shape[:2]
+    labels = data.read_labels(data.label_path_for(image))
+    return np.array([b.xyxy(w, h) for b in labels], np.float64).reshape(-1, 4)
+
+
+#: A found box overlapping a labelled tile by more than this IoU is (part of) that tile, not `other`.
+OTHER_MAX_IOU = 0.2
+
+
+def unlabelled_on_row(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """Per found box: whether it lies on the labelled row and on no labelled tile. In the real set
+    these are flower and season tiles (vision.train.rows), read as 1s or 1p without this."""
+    from vision.train.evaluate import iou_matrix
+
+    row = rows.fit_row(labelled)
+    if row is None or not len(found):
+        return np.zeros(len(found), dtype=bool)
+    overlap = iou_matrix(found, labelled).max(1) if len(labelled) else np.zeros(len(found))
+    return row.contains(found) & (overlap <= OTHER_MAX_IOU)
+
+
 def other_crops(
     images: list[Path],
     find_boxes: Callable[[np.ndarray], np.ndarray],
     cache: Path | None = None,
+    keep: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> CropSet:
-    """Crops labelled `other`: every box `find_boxes` (a tile detector) finds in tile-free photos.
+    """Crops labelled `other`: the boxes `find_boxes` (a tile detector) finds in `images`, all of
+    them (tile-free photos) or those `keep(found, labelled)` marks (unlabelled_on_row).
 
     Why: a one-class detector rightly finds flower/season tiles too; without examples of them the
     classifier must name them as one of the 35 faces, and the page would show a tile that is not
-    in play. Detector boxes (not labels) are the only boxes these photos have.
+    in play. Detector boxes (not labels) are the only boxes these tiles have.
     """
     from vision.read.imageio import ImageLoadError, load_image
 
@@ -113,6 +154,8 @@ def other_crops(
             except ImageLoadError:
                 continue
             boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+            if keep is not None:
+                boxes = boxes[keep(boxes, _labelled_boxes(image, rgb))]
             if len(boxes):
                 xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
         x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)

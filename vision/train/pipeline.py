@@ -40,6 +40,8 @@ from vision.train.crops import (
     evaluate_classifier,
     negative_images,
     other_crops,
+    row_images,
+    unlabelled_on_row,
     val_crops,
 )
 
@@ -244,8 +246,11 @@ def ship(
     det_imgsz: int,
     extra: dict | None = None,
     models_dir: Path = MODELS_DIR,
+    tta_below: float = DEFAULT.tta_below,
 ) -> Path:
-    """Copy trained weights into models/ and write models/model.json (what detect.load_model reads)."""
+    """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
+    `tta_below`: the run keeps the shipped reader's (shipped_op); a change of it is its own
+    candidate, judged by the ship rule like any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
     classifier_classes = list(CLASS_NAMES)
@@ -261,6 +266,7 @@ def ship(
             conf=conf,
             tile_conf=float(extra.pop("tile_conf", conf)),
             face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
+            tta_below=tta_below,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -322,9 +328,9 @@ CONF_MARGIN = 0.005
 MAX_POINT_MOVE = 0.1
 
 
-def shipped_point(models_dir: Path = MODELS_DIR) -> float:
-    """The operating point (tile_conf) of the reader shipped now, the one a new candidate keeps
-    unless held-out data shows a clear gain elsewhere (choose_conf); DEFAULT_CONF without one.
+def shipped_op(models_dir: Path = MODELS_DIR) -> OperatingPoint:
+    """The operating point of the reader shipped now, which a new candidate keeps unless held-out
+    data shows a clear gain elsewhere (choose_conf, for tile_conf); DEFAULT_CONF without one.
 
     Why the shipped point and not DEFAULT_CONF: a candidate fine-tuned from the shipped weights is
     judged against the shipped reader at its point, so moving the point is a change that must earn
@@ -333,9 +339,14 @@ def shipped_point(models_dir: Path = MODELS_DIR) -> float:
     from vision.read import manifest
 
     try:
-        return manifest.read(models_dir / "model.json").op.tile_conf
+        return manifest.read(models_dir / "model.json").op
     except manifest.ModelFileError:  # also a missing or unreadable file (manifest.read)
-        return DEFAULT_CONF
+        return OperatingPoint(conf=DEFAULT_CONF, tile_conf=DEFAULT_CONF)
+
+
+def shipped_point(models_dir: Path = MODELS_DIR) -> float:
+    """The shipped reader's tile_conf (shipped_op)."""
+    return shipped_op(models_dir).tile_conf
 
 
 def choose_conf(
@@ -385,12 +396,21 @@ def _drawn_scenes(args) -> Path | None:
 
 
 def _with_other(crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path) -> CropSet:
-    """`crops` plus the `other` crops of the sources' tile-free photos, each OTHER_REPEAT times."""
+    """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
+    tile-free photos, and the unlabelled boxes on the labelled rows of the real photos (the first
+    source): flower and season tiles in a hand, which the reader read as 1s or 1p until round 15."""
+    find = detector_boxes(detector, imgsz)
     negatives = negative_images(sources)
-    other = other_crops(negatives, detector_boxes(detector, imgsz), cache_dir / "crops_other.npz")
+    other = other_crops(negatives, find, cache_dir / "crops_other.npz")
     print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
+    in_rows = row_images(sources[0])
+    on_rows = other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row)
+    print(f"`other` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos", flush=True)
     n = OTHER_REPEAT
-    return CropSet(np.concatenate([crops.x, *[other.x] * n]), np.concatenate([crops.y, *[other.y] * n]))
+    return CropSet(
+        np.concatenate([crops.x, *[other.x, on_rows.x] * n]),
+        np.concatenate([crops.y, *[other.y, on_rows.y] * n]),
+    )
 
 
 def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, run_dir: Path) -> CropSet:
@@ -504,9 +524,10 @@ def run(args: TrainConfig) -> int:
     if args.ship or args.stage == "ship":
         # A staging folder lets a candidate be evaluated before it replaces the shipped model.
         models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
+        kept = shipped_op()  # read before a probe may write over models/
         conf = args.conf
         if conf is None:
-            conf = kept = shipped_point()  # read before a probe may write over models/
+            conf = kept.tile_conf
             if synth is not None and data.split_images(synth, "val"):
                 from vision.read.detect import load_model
                 from vision.train.evaluate import collect
@@ -517,8 +538,9 @@ def run(args: TrainConfig) -> int:
                     conf,
                     args.imgsz,
                     models_dir=models_dir,
+                    tta_below=kept.tta_below,
                 )
-                conf = choose_conf(collect(synth, load_model(probe), "val"), default=kept)
+                conf = choose_conf(collect(synth, load_model(probe), "val"), default=kept.tile_conf)
         path = ship(
             det_weights,
             cls_weights if args.arch == "two-stage" else None,
@@ -526,6 +548,7 @@ def run(args: TrainConfig) -> int:
             args.imgsz,
             {"seed": args.seed, "sources": [source_name(s) for s in sources]},
             models_dir=models_dir,
+            tta_below=kept.tta_below,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)
         _export_for_reading(path)

@@ -10,6 +10,7 @@ import pytest
 
 from vision.classes import CLASS_ID
 from vision.read.detect import MODELS_DIR as MODELS
+from vision.read.operating_point import DEFAULT
 from vision.train.evaluate import (
     EXTRA,
     MISSED,
@@ -170,3 +171,26 @@ def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(t
     im = ImageResult(gt, np.array([0, 1]), preds, np.array([0, 1]), np.array([0.97, 0.96]))
     assert choose_conf([im], default=point) == point  # every point up to 0.95 reads it all: kept
     assert shipped_point(tmp_path / "none") == DEFAULT_CONF  # nothing shipped: the default
+
+
+def test_a_shipped_candidate_keeps_the_shipped_readers_tta_below(tmp_path):
+    """`train --stage ship` writes a model.json with the shipped reader's tta_below, not the module
+    default: a new round is judged on its weights, not on a silently reset classifier setting."""
+    from vision.read import manifest
+    from vision.train.pipeline import ship, shipped_op
+
+    shipped = json.loads((MODELS / "model.json").read_text())
+    (tmp_path / "shipped").mkdir()
+    (tmp_path / "shipped" / "model.json").write_text(json.dumps({**shipped, "tta_below": 0.4}))
+    kept = shipped_op(tmp_path / "shipped")
+    assert kept.tta_below == 0.4 and kept.tile_conf == shipped["tile_conf"]
+    out = ship(
+        MODELS / "tile_detector.pt",
+        MODELS / "tile_classifier.pt",
+        0.5,
+        384,
+        models_dir=tmp_path / "cand",
+        tta_below=kept.tta_below,
+    )
+    assert manifest.read(out).op.tta_below == 0.4
+    assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default

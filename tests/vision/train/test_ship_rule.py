@@ -56,18 +56,6 @@ def test_a_small_difference_within_the_noise_does_not_block():
     assert returned.diff < 0 and not returned.loss and ships
 
 
-def test_a_hand_in_a_row_is_told_from_two_rows_a_grid_and_a_few_tiles():
-    row = _photo(14, tiles=14).gt_boxes
-    assert report.in_a_row(row)
-    slanted = row + np.c_[np.zeros(14), row[:, 0] * 0.3, np.zeros(14), row[:, 0] * 0.3]
-    assert report.in_a_row(slanted)
-    down = row[:, [1, 0, 3, 2]]  # the same hand down the photo
-    assert report.in_a_row(down)
-    two_rows = np.concatenate([row[:7], row[7:] + [0, 40, 0, 40]])
-    assert not report.in_a_row(two_rows)
-    assert not report.in_a_row(row[: report.ROW_MIN_TILES - 1])
-
-
 def test_a_change_on_top_of_a_candidate_is_judged_against_that_candidate_too(monkeypatch, tmp_path):
     """--base NAME: every other candidate is judged against NAME as well as against the shipped
     reader (a faster classifier setting on a candidate that would ship, say)."""

@@ -151,6 +151,39 @@ def test_other_crops_come_from_tile_free_photos_only(tmp_path):
     assert calls == [(96, 128, 3)] and np.array_equal(again.x, crops.x)
 
 
+def test_other_crops_on_a_row_are_the_unlabelled_boxes_on_it_only(tmp_path):
+    """A flower tile in a labelled hand (the labellers skipped it) becomes `other`; a labelled tile,
+    and an unlabelled tile of a pile off the row, do not."""
+    from vision.classes import OTHER_ID
+
+    root = tmp_path / "rows"
+    for split in ("train", "val"):
+        (root / split / "images").mkdir(parents=True)
+        (root / split / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text("path: .\ntrain: train/images\nval: val/images\n")
+    img = np.zeros((120, 400, 3), np.uint8)
+    img[:] = (30, 110, 40)
+    xs = [10 + 24 * k for k in range(10)]  # ten tiles 20 x 28 side by side, y 70..98
+    labels = [f"0 {(x + 10) / 400:.4f} {84 / 120:.4f} {20 / 400:.4f} {28 / 120:.4f}" for x in xs[1:]]
+    Image.fromarray(img).save(root / "train" / "images" / "row.png")
+    (root / "train" / "labels" / "row.txt").write_text("\n".join(labels) + "\n")  # xs[0] skipped
+    Image.fromarray(img).save(root / "train" / "images" / "few.png")
+    (root / "train" / "labels" / "few.txt").write_text("\n".join(labels[:3]) + "\n")  # no row
+    assert vcrops.row_images(root) == [root / "train" / "images" / "row.png"]
+
+    flower = [xs[0], 70, xs[0] + 20, 98]
+    labelled = [xs[4], 70, xs[4] + 20, 98]
+    pile = [xs[4], 10, xs[4] + 20, 38]  # above the hand
+
+    def found(rgb: np.ndarray) -> np.ndarray:
+        return np.array([flower, labelled, pile], np.float64)
+
+    crops = vcrops.other_crops(vcrops.row_images(root), found, keep=vcrops.unlabelled_on_row)
+    assert crops.y.tolist() == [OTHER_ID]
+    only = vcrops.other_crops([root / "train" / "images" / "row.png"], lambda rgb: np.array([flower]))
+    assert np.array_equal(crops.x, only.x)  # the crop is the flower's
+
+
 def test_other_crop_boxes_come_from_the_plain_view(monkeypatch):
     """`other` crops are boxes on ordinary photos: the aspect views (chosen by detector mass alone
     for a bare detector) must not change which boxes the shipped classifier was trained on."""
