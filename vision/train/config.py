@@ -53,12 +53,23 @@ class TrainConfig:
         str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
         "detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",
     )
+    other_rows: bool = _opt(
+        False,
+        "the classifier also learns `other` from the unlabelled detector boxes on the labelled rows "
+        "of the real photos (flower and season tiles in a hand; round 15, not shipped)",
+    )
     detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
     cls_epochs: int = _opt(14, "classifier epochs")
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")
     cls_lr: float = _opt(3e-3, "classifier peak learning rate (one-cycle)")
+    cls_replay: str | None = _opt(
+        None,
+        "rehearse the replay bank of this model folder (e.g. models) in the classifier's crops: a "
+        "fine-tune that adds crops without the synthetic scenes keeps the faces they taught",
+        metavar="DIR",
+    )
     seed: int = _opt(0, "random seed")
     no_synth: bool = _opt(False, "real (+ saved labels) data only")
     hold_out: str | None = _opt(

@@ -36,13 +36,14 @@ from vision.train.crops import (
     CropSet,
     augment,
     classifier_crops,
+    classifier_predictions,
     detector_boxes,
-    evaluate_classifier,
     negative_images,
     other_crops,
     row_images,
     unlabelled_on_row,
     val_crops,
+    weakest_class,
 )
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
@@ -142,6 +143,16 @@ def train_detector(
 # Classifier
 
 
+def _val_line(net: TileNet, val: CropSet | None) -> str:
+    """The classifier's val accuracy and its weakest face, for the epoch's log line."""
+    if val is None or not len(val.y):
+        return "val_acc nan"
+    pred = classifier_predictions(net, val)
+    worst, worst_acc = weakest_class(val.y, pred)
+    names = [*CLASS_NAMES, OTHER]
+    return f"val_acc {float((pred == val.y).mean()):.4f} (weakest {names[worst]} {worst_acc:.3f})"
+
+
 def train_classifier(
     train: CropSet,
     out_dir: Path,
@@ -205,12 +216,11 @@ def train_classifier(
             seen += len(idx)
             if minutes and time.monotonic() - t0 > minutes * 60:
                 break
-        acc = evaluate_classifier(net.cpu(), val) if val is not None else float("nan")
-        net.to(device)
         log(
-            f"classifier epoch {epoch + 1}/{epochs} loss {total / max(seen, 1):.4f} val_acc {acc:.4f} "
+            f"classifier epoch {epoch + 1}/{epochs} loss {total / max(seen, 1):.4f} {_val_line(net.cpu(), val)} "
             f"elapsed {time.monotonic() - t0:.0f}s"
         )
+        net.to(device)
         torch.save(
             {
                 "net": net.state_dict(),
@@ -349,6 +359,16 @@ def shipped_point(models_dir: Path = MODELS_DIR) -> float:
     return shipped_op(models_dir).tile_conf
 
 
+def point_scenes(synth: Path | None) -> Path | None:
+    """The synthetic scenes whose val split the operating point is chosen on: the run's, else the
+    cached ones (data.SYNTH_DIR) even when they trained nothing (--no-synth), else None (the shipped
+    point is kept). Which data a model learnt from and where its point is chosen are two questions,
+    and a reported real set must never answer the second."""
+    if synth is not None:
+        return synth
+    return data.SYNTH_DIR if (data.SYNTH_DIR / "data.yaml").is_file() else None
+
+
 def choose_conf(
     images: list,
     grid: np.ndarray | None = None,
@@ -395,21 +415,24 @@ def _drawn_scenes(args) -> Path | None:
         return None
 
 
-def _with_other(crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path) -> CropSet:
+def _with_other(
+    crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path, rows: bool = False
+) -> CropSet:
     """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
-    tile-free photos, and the unlabelled boxes on the labelled rows of the real photos (the first
-    source): flower and season tiles in a hand, which the reader read as 1s or 1p until round 15."""
+    tile-free photos, and with `rows` (--other-rows) the unlabelled boxes on the labelled rows of
+    the real photos (the first source): flower and season tiles in a hand, read as 1s or 1p."""
     find = detector_boxes(detector, imgsz)
     negatives = negative_images(sources)
-    other = other_crops(negatives, find, cache_dir / "crops_other.npz")
-    print(f"`other` crops: {len(other.y)} from {len(negatives)} tile-free photos", flush=True)
-    in_rows = row_images(sources[0])
-    on_rows = other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row)
-    print(f"`other` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos", flush=True)
+    other = [other_crops(negatives, find, cache_dir / "crops_other.npz")]
+    print(f"`other` crops: {len(other[0].y)} from {len(negatives)} tile-free photos", flush=True)
+    if rows:
+        in_rows = row_images(sources[0])
+        other.append(other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row))
+        print(f"`other` crops: {len(other[1].y)} unlabelled on the rows of {len(in_rows)} photos", flush=True)
     n = OTHER_REPEAT
     return CropSet(
-        np.concatenate([crops.x, *[other.x, on_rows.x] * n]),
-        np.concatenate([crops.y, *[other.y, on_rows.y] * n]),
+        np.concatenate([crops.x, *[o.x for o in other] * n]),
+        np.concatenate([crops.y, *[o.y for o in other] * n]),
     )
 
 
@@ -420,8 +443,37 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
     print("classifier sources:", ", ".join(map(str, cls_sources)), flush=True)
     crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
     if args.other_detector and Path(args.other_detector).is_file():
-        crops = _with_other(crops, sources, Path(args.other_detector), args.imgsz, run_dir / "classifier")
+        other_from = (Path(args.other_detector), args.imgsz, run_dir / "classifier")
+        crops = _with_other(crops, sources, *other_from, rows=getattr(args, "other_rows", False))
+    if getattr(args, "cls_replay", None):
+        crops = _with_replay(crops, Path(args.cls_replay))
     return crops
+
+
+#: Each replay-bank crop is seen this many times an epoch (differently augmented) when rehearsed:
+#: 16 crops of a class the real photos lack (`back`) then weigh 160 crops, against ~200 a face.
+REPLAY_REPEAT = 10
+
+
+def _with_replay(crops: CropSet, folder: Path) -> CropSet:
+    """`crops` plus the replay bank beside a model (vision.train.replay), each REPLAY_REPEAT times.
+
+    Why: a fine-tune on the real crops alone would forget what only the synthetic scenes show (the
+    face-down `back`, other prints). Today's scenes cannot stand in for the ones the shipped
+    classifier learnt from: their light-coloured backs read as 白 to it, and 6 epochs on them turned
+    245 of the 344 real 白 of the val photos into `back` (round 15, models/MODEL_CARD.md). The bank
+    is the shipped classifier's own training crops, as `adapt` rehearses them."""
+    bank = replay.read_bank(folder)
+    if bank is None:
+        raise SystemExit(f"no replay bank in {folder} ({replay.BANK_IMAGE} + {replay.BANK_LABELS})")
+    x, y = bank
+    if x.shape[1:] != crops.x.shape[1:]:
+        raise SystemExit(
+            f"the replay bank in {folder} holds {x.shape[1:]} crops, training uses {crops.x.shape[1:]}"
+        )
+    print(f"replay bank rehearsed: {len(y)} crops from {folder}, each x{REPLAY_REPEAT}", flush=True)
+    n = REPLAY_REPEAT
+    return CropSet(np.concatenate([crops.x, *[x] * n]), np.concatenate([crops.y, *[y] * n]))
 
 
 def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path) -> tuple[list[Path], Path]:
@@ -528,7 +580,8 @@ def run(args: TrainConfig) -> int:
         conf = args.conf
         if conf is None:
             conf = kept.tile_conf
-            if synth is not None and data.split_images(synth, "val"):
+            probe_set = point_scenes(synth)
+            if probe_set is not None and data.split_images(probe_set, "val"):
                 from vision.read.detect import load_model
                 from vision.train.evaluate import collect
 
@@ -540,7 +593,7 @@ def run(args: TrainConfig) -> int:
                     models_dir=models_dir,
                     tta_below=kept.tta_below,
                 )
-                conf = choose_conf(collect(synth, load_model(probe), "val"), default=kept.tile_conf)
+                conf = choose_conf(collect(probe_set, load_model(probe), "val"), default=kept.tile_conf)
         path = ship(
             det_weights,
             cls_weights if args.arch == "two-stage" else None,

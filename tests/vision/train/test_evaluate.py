@@ -194,3 +194,17 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_tta_below(tmp_path):
     )
     assert manifest.read(out).op.tta_below == 0.4
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
+
+
+def test_the_point_is_chosen_on_cached_scenes_even_when_they_trained_nothing(tmp_path, monkeypatch):
+    """--no-synth trains on real photos only; the point is still chosen on the synthetic val scenes
+    when they exist, and kept (None) when there are none."""
+    from vision.train import data, pipeline
+
+    run_scenes = tmp_path / "run"
+    assert pipeline.point_scenes(run_scenes) == run_scenes
+    monkeypatch.setattr(data, "SYNTH_DIR", tmp_path / "cached")
+    assert pipeline.point_scenes(None) is None
+    (tmp_path / "cached").mkdir()
+    (tmp_path / "cached" / "data.yaml").write_text("path: .\n")
+    assert pipeline.point_scenes(None) == tmp_path / "cached"

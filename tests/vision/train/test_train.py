@@ -67,8 +67,12 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
 
     crops = vcrops.load_crops([src], "train")
     assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
-    cls = train.train_classifier(crops, tmp_path / "cls", epochs=1, batch_size=8, val=vcrops.val_crops(src))
+    lines: list[str] = []
+    cls = train.train_classifier(
+        crops, tmp_path / "cls", epochs=1, batch_size=8, val=vcrops.val_crops(src), log=lines.append
+    )
     assert cls.is_file()
+    assert "val_acc" in lines[0] and "(weakest " in lines[0]  # one face gone wrong shows per epoch
     # every chunk says what it cost (the model card's epochs per hour come from here)
     import json
 
@@ -221,3 +225,25 @@ def test_real_repeat_and_close_up_repeat_multiply(tmp_path, monkeypatch):
     yaml_path = data.assemble("both", data.TILES, [src], val_source=src, close_up_repeat=2, real_repeat=3)
     names = [p.name for p in (yaml_path.parent / "train" / "images").iterdir()]
     assert sum(n.endswith("_0.png") for n in names) == 6
+
+
+def test_a_rehearsed_replay_bank_is_mixed_in_and_a_missing_one_is_named(tmp_path):
+    """--cls-replay DIR: the bank beside a model joins the classifier's crops REPLAY_REPEAT times
+    (the `back` faces the real photos lack); a folder without a bank stops with its name."""
+    from vision.train import pipeline, replay
+
+    rng = np.random.default_rng(0)
+    bank_x = rng.integers(0, 255, (3, vcrops.SRC_H, vcrops.SRC_W, 3), dtype=np.uint8)
+    replay.write_bank(tmp_path / "model", bank_x, np.array([0, 34, 35]))
+    real = vcrops.CropSet(np.zeros((2, vcrops.SRC_H, vcrops.SRC_W, 3), np.uint8), np.array([5, 6]))
+    mixed = pipeline._with_replay(real, tmp_path / "model")
+    assert len(mixed.y) == 2 + 3 * pipeline.REPLAY_REPEAT
+    assert np.bincount(mixed.y, minlength=36)[34] == pipeline.REPLAY_REPEAT
+    with pytest.raises(SystemExit, match="no replay bank in"):
+        pipeline._with_replay(real, tmp_path / "empty")
+
+
+def test_the_weakest_face_is_named_with_its_accuracy():
+    y = np.array([33, 33, 33, 33, 0, 0, 5])
+    pred = np.array([34, 34, 34, 33, 0, 0, 5])  # 白 read as `back` three times in four
+    assert vcrops.weakest_class(y, pred) == (33, 0.25)
