@@ -24,6 +24,16 @@ FACE_NAMES: tuple[str, ...] = CLASS_NAMES[:-1]
 #: lowers every real class's confidence, so such boxes fall under the operating point.
 OTHER = "other"
 OTHER_ID = NUM_CLASSES
+#: The classifier's optional second extra output: a flower or season tile. It is a tile, so unlike
+#: `other` it does not lower the tile confidence of the faces it is not (an unseen print's tiles
+#: would pay for it); a box read as a flower more than as any face is not returned, because
+#: Liaoning rules play without flowers (SPEC: 120 tiles). models/MODEL_CARD.md, Stop 35.
+FLOWER = "flower"
+FLOWER_ID = NUM_CLASSES + 1
+#: The classifier's outputs after the 35 classes, in order, as a model.json may name them.
+EXTRA_OUTPUTS: tuple[tuple[str, ...], ...] = ((), (OTHER,), (OTHER, FLOWER))
+#: Every name a classifier output may have, by output index.
+OUTPUT_NAMES: tuple[str, ...] = (*CLASS_NAMES, OTHER, FLOWER)
 
 
 def display_name(name: str) -> str:

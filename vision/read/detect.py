@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision import _env
-from vision.classes import CLASS_NAMES, NUM_CLASSES
+from vision.classes import CLASS_NAMES, FLOWER_ID, NUM_CLASSES
 from vision.read import manifest, onnx_run, safe_weights
 from vision.read.boxes import elongation, overlap_share
 from vision.read.imageio import decode_reduced, load_image
@@ -491,6 +491,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
 
     tile_conf = detector confidence x (1 - p(other)): the detector says "something tile-shaped is
     here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
+    A classifier with a `flower` output (vision.classes.FLOWER) counts a flower as a tile, and a
+    box read as a flower more than as any face gets tile_conf 0: not in play, never returned.
     The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
     WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
     and dropped every tile whose face was unsure, which on a print the model never saw was a large
@@ -501,7 +503,11 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     real = reading.probs[:, :NUM_CLASSES]
     mass = real.sum(1)
     face = real / np.maximum(mass, 1e-9)[:, None]
-    return reading.det_conf * mass, face
+    tile = reading.det_conf * mass
+    if reading.probs.shape[1] > FLOWER_ID:  # a flower is a tile (no `other` mass), but not in play
+        flower = reading.probs[:, FLOWER_ID]
+        tile = np.where(flower > real.max(1), 0.0, reading.det_conf * (mass + flower))
+    return tile, face
 
 
 def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from vision import durable
-from vision.classes import CLASS_NAMES, OTHER
+from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, OTHER
 from vision.read.operating_point import OperatingPoint, unit_value
 
 FORMAT_VERSION = 2
@@ -70,8 +70,10 @@ def check_classes(m: ModelManifest) -> None:
         )
     if m.classifier:
         cc = list(m.classifier_classes)
-        if cc[: len(CLASS_NAMES)] != list(CLASS_NAMES) or cc[len(CLASS_NAMES) :] not in ([], [OTHER]):
-            raise ModelFileError(f"classifier outputs {cc[-3:]} are not the classes (+ optional `other`)")
+        if cc[: len(CLASS_NAMES)] != list(CLASS_NAMES) or tuple(cc[len(CLASS_NAMES) :]) not in EXTRA_OUTPUTS:
+            raise ModelFileError(
+                f"classifier outputs {cc[-3:]} are not the classes (+ optional `other`, then `flower`)"
+            )
 
 
 def from_dict(d: dict) -> ModelManifest:

@@ -24,7 +24,7 @@ CROP_MARGIN = 0.08
 
 
 class TileNet(nn.Module):
-    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits (36 with `other`).
+    """Small CNN reading one tile crop (3 x 64 x 48) into 35 class logits (36 with `other`, 37 with `flower`).
 
     Deliberately small (~0.3 M parameters) so it trains in minutes on a laptop CPU and runs on a
     whole hand in a few milliseconds; spatial layout is kept to the end (no global pooling)
@@ -90,7 +90,7 @@ def for_reading(net: TileNet) -> TileNet:
 
 
 def classifier_outputs(state: dict) -> int:
-    """How many classes a TileNet state dict reads: 35, or 36 with the `other` output."""
+    """How many classes a TileNet state dict reads: 35, 36 with `other`, 37 with `flower` too."""
     return int(state["head.2.weight"].shape[0])
 
 

@@ -58,6 +58,11 @@ class TrainConfig:
         "the classifier also learns `other` from the unlabelled detector boxes on the labelled rows "
         "of the real photos (flower and season tiles in a hand; round 15, not shipped)",
     )
+    flower_rows: bool = _opt(
+        False,
+        "with --other-rows: those crops are a `flower` output of their own (a 37th), which does not "
+        "lower tile confidence; a box read as a flower more than as any face is not returned",
+    )
     detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
     cls_epochs: int = _opt(14, "classifier epochs")

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from vision import _env
-from vision.classes import CLASS_NAMES, NUM_CLASSES, OTHER, OTHER_ID
+from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, OTHER_ID, OUTPUT_NAMES
 from vision.read import manifest
 from vision.read.detect import MODELS_DIR
 from vision.read.operating_point import DEFAULT, OperatingPoint
@@ -149,8 +149,21 @@ def _val_line(net: TileNet, val: CropSet | None) -> str:
         return "val_acc nan"
     pred = classifier_predictions(net, val)
     worst, worst_acc = weakest_class(val.y, pred)
-    names = [*CLASS_NAMES, OTHER]
-    return f"val_acc {float((pred == val.y).mean()):.4f} (weakest {names[worst]} {worst_acc:.3f})"
+    return f"val_acc {float((pred == val.y).mean()):.4f} (weakest {OUTPUT_NAMES[worst]} {worst_acc:.3f})"
+
+
+def _load_init(net: TileNet, state: dict) -> None:
+    """Load earlier weights into `net`; where `net` reads more outputs (a `flower` after `other`),
+    the earlier outputs keep their weights and the new ones start fresh."""
+    state = {k: v.float() for k, v in state.items()}
+    own = net.state_dict()
+    for key in ("head.2.weight", "head.2.bias"):
+        old, new = state[key], own[key]
+        if old.shape[0] < new.shape[0]:
+            grown = new.clone()
+            grown[: old.shape[0]] = old
+            state[key] = grown
+    net.load_state_dict(state)
 
 
 def train_classifier(
@@ -179,10 +192,8 @@ def train_classifier(
     gen = torch.Generator().manual_seed(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     net = TileNet(num_classes=num_classes)
-    if init is not None:  # continue from earlier weights (same outputs), e.g. to add new drawn prints
-        net.load_state_dict(
-            {k: v.float() for k, v in torch.load(init, map_location="cpu", weights_only=True).items()}
-        )
+    if init is not None:  # continue from earlier weights, e.g. to add new drawn prints or an output
+        _load_init(net, torch.load(init, map_location="cpu", weights_only=True))
     net.to(device)
     steps_per_epoch = math.ceil(len(train.y) / batch_size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -266,8 +277,7 @@ def ship(
     classifier_classes = list(CLASS_NAMES)
     if classifier:
         state = torch.load(classifier, map_location="cpu", weights_only=True)
-        if classifier_outputs(state) == OTHER_ID + 1:
-            classifier_classes.append(OTHER)
+        classifier_classes += EXTRA_OUTPUTS[classifier_outputs(state) - NUM_CLASSES]
     m = manifest.ModelManifest(
         detector="tile_detector.pt",
         classifier="tile_classifier.pt" if classifier else None,
@@ -416,7 +426,13 @@ def _drawn_scenes(args) -> Path | None:
 
 
 def _with_other(
-    crops: CropSet, sources: list[Path], detector: Path, imgsz: int, cache_dir: Path, rows: bool = False
+    crops: CropSet,
+    sources: list[Path],
+    detector: Path,
+    imgsz: int,
+    cache_dir: Path,
+    rows: bool = False,
+    rows_label: int = OTHER_ID,
 ) -> CropSet:
     """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
     tile-free photos, and with `rows` (--other-rows) the unlabelled boxes on the labelled rows of
@@ -427,8 +443,12 @@ def _with_other(
     print(f"`other` crops: {len(other[0].y)} from {len(negatives)} tile-free photos", flush=True)
     if rows:
         in_rows = row_images(sources[0])
-        other.append(other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row))
-        print(f"`other` crops: {len(other[1].y)} unlabelled on the rows of {len(in_rows)} photos", flush=True)
+        on_rows = other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row)
+        other.append(CropSet(on_rows.x, np.full(len(on_rows.y), rows_label, np.int64)))
+        print(
+            f"`{OUTPUT_NAMES[rows_label]}` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos",
+            flush=True,
+        )
     n = OTHER_REPEAT
     return CropSet(
         np.concatenate([crops.x, *[o.x for o in other] * n]),
@@ -444,7 +464,11 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
     crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
     if args.other_detector and Path(args.other_detector).is_file():
         other_from = (Path(args.other_detector), args.imgsz, run_dir / "classifier")
-        crops = _with_other(crops, sources, *other_from, rows=getattr(args, "other_rows", False))
+        flower = getattr(args, "flower_rows", False)
+        rows = getattr(args, "other_rows", False) or flower
+        crops = _with_other(
+            crops, sources, *other_from, rows=rows, rows_label=FLOWER_ID if flower else OTHER_ID
+        )
     if getattr(args, "cls_replay", None):
         crops = _with_replay(crops, Path(args.cls_replay))
     return crops
@@ -554,7 +578,7 @@ def run(args: TrainConfig) -> int:
     cls_weights = Path(args.classifier) if args.classifier else run_dir / "classifier" / "tile_classifier.pt"
     if train_cls:
         crops = _classifier_training_crops(args, sources, drawn, run_dir)
-        num_classes = OTHER_ID + 1 if (crops.y == OTHER_ID).any() else NUM_CLASSES
+        num_classes = max(int(crops.y.max()) + 1, NUM_CLASSES)
         print(
             f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=num_classes).tolist()})",
             flush=True,

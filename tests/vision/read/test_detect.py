@@ -12,7 +12,15 @@ import pytest
 from PIL import Image
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.read.detect import DEFAULT_MODEL, Detection, _ViewReading, choose_view, detect, load_model
+from vision.read.detect import (
+    DEFAULT_MODEL,
+    Detection,
+    _ViewReading,
+    choose_view,
+    detect,
+    load_model,
+    tile_and_face,
+)
 from vision.train.data import read_labels
 from vision.train.evaluate import iou_matrix
 
@@ -265,6 +273,22 @@ def test_only_boxes_of_a_tiles_shape_in_their_view_count():
     assert _view(strips, (8, 1), face=1.0, other=0.0).score(0.45) == pytest.approx(1.6)
     assert _view([[0, 0, 30, 240]], (1, 1), face=1.0, other=0.0).score(0.45) == 0.0
     assert _view([[0, 0, 30, 240]], (1, 8), face=1.0, other=0.0).score(0.45) == pytest.approx(0.8)
+
+
+def test_a_flower_is_a_tile_that_is_not_returned_and_costs_no_face_its_tile_confidence():
+    """With a `flower` output: a box read as a flower more than as any face gets tile confidence 0
+    (not in play); a tile whose face is in doubt with some flower mass keeps the detector's
+    confidence less only p(other). Without it (36 outputs) nothing changes."""
+    probs = np.zeros((3, NUM_CLASSES + 2))
+    probs[0, [0, NUM_CLASSES, NUM_CLASSES + 1]] = 0.2, 0.1, 0.7  # a flower
+    probs[1, [0, 1, NUM_CLASSES, NUM_CLASSES + 1]] = 0.35, 0.25, 0.1, 0.3  # an unfamiliar 1m
+    probs[2, [0, NUM_CLASSES]] = 0.6, 0.4  # half a cup
+    reading = _ViewReading(np.zeros((3, 4)), np.full(3, 0.8), np.zeros(3, int), probs, (1, 1))
+    tile, face = tile_and_face(reading)
+    assert tile == pytest.approx([0.0, 0.8 * 0.9, 0.8 * 0.6])
+    assert face[1, 0] == pytest.approx(0.35 / 0.6) and face.shape[1] == NUM_CLASSES
+    old = _ViewReading(np.zeros((3, 4)), np.full(3, 0.8), np.zeros(3, int), probs[:, :-1], (1, 1))
+    assert tile_and_face(old)[0] == pytest.approx([0.8 * 0.2, 0.8 * 0.6, 0.8 * 0.6])
 
 
 @pytest.mark.slow

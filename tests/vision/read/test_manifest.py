@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from vision.classes import CLASS_NAMES, OTHER
+from vision.classes import CLASS_NAMES, FLOWER, OTHER
 from vision.read import manifest
 from vision.read.detect import DEFAULT_MODEL, load_model
 from vision.read.operating_point import DEFAULT, OperatingPoint
@@ -143,3 +143,12 @@ def test_sources_are_recorded_relative_to_the_repository():
     repo = DEFAULT_MODEL.parents[1]
     assert source_name(repo / ".cache" / "synth") == ".cache/synth"
     assert source_name(repo.parent / "shared" / "datasets" / "x") == "../shared/datasets/x"
+
+
+def test_a_flower_output_is_read_after_other_and_only_there(tmp_path):
+    d = manifest.ModelManifest(detector="d.pt", classifier="c.pt").to_dict()
+    d["classifier_classes"] = [*CLASS_NAMES, OTHER, FLOWER]
+    assert manifest.read(_write(tmp_path, d)).classifier_classes[-2:] == [OTHER, FLOWER]
+    d["classifier_classes"] = [*CLASS_NAMES, FLOWER]  # a flower output without `other`
+    with pytest.raises(manifest.ModelFileError, match="classifier outputs"):
+        manifest.read(_write(tmp_path, d))

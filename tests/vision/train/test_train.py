@@ -247,3 +247,40 @@ def test_the_weakest_face_is_named_with_its_accuracy():
     y = np.array([33, 33, 33, 33, 0, 0, 5])
     pred = np.array([34, 34, 34, 33, 0, 0, 5])  # 白 read as `back` three times in four
     assert vcrops.weakest_class(y, pred) == (33, 0.25)
+
+
+def test_a_classifier_grows_a_flower_output_from_weights_without_it(tmp_path):
+    """--cls-init with 36-output weights into a 37-output net: the 36 keep their weights."""
+    import torch
+
+    from vision.read.tilenet import TileNet
+    from vision.train import pipeline
+
+    old = TileNet(num_classes=36)
+    new = TileNet(num_classes=37)
+    pipeline._load_init(new, old.state_dict())
+    assert torch.equal(new.state_dict()["head.2.weight"][:36], old.state_dict()["head.2.weight"])
+    assert torch.equal(new.state_dict()["features.0.weight"], old.state_dict()["features.0.weight"])
+
+
+def test_the_row_crops_are_flowers_with_flower_rows(tmp_path, monkeypatch):
+    """--flower-rows: the same row crops, labelled `flower` (the 37th output), the tile-free ones
+    still `other`."""
+    from vision.classes import FLOWER_ID, OTHER_ID
+    from vision.train import pipeline
+
+    rows_x = np.ones((2, vcrops.SRC_H, vcrops.SRC_W, 3), np.uint8)
+    free_x = np.zeros((1, vcrops.SRC_H, vcrops.SRC_W, 3), np.uint8)
+    monkeypatch.setattr(pipeline, "detector_boxes", lambda weights, imgsz: None)
+    monkeypatch.setattr(pipeline, "negative_images", lambda sources: [])
+    monkeypatch.setattr(pipeline, "row_images", lambda source: [])
+
+    def crops(images, find, cache, keep=None):
+        x = free_x if keep is None else rows_x
+        return vcrops.CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+
+    monkeypatch.setattr(pipeline, "other_crops", crops)
+    base = vcrops.CropSet(free_x[:0], np.zeros(0, np.int64))
+    out = pipeline._with_other(base, [tmp_path], tmp_path, 64, tmp_path, rows=True, rows_label=FLOWER_ID)
+    counts = np.bincount(out.y, minlength=FLOWER_ID + 1)
+    assert counts[OTHER_ID] == vcrops.OTHER_REPEAT and counts[FLOWER_ID] == 2 * vcrops.OTHER_REPEAT
