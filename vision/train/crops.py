@@ -97,14 +97,14 @@ def row_images(source: Path, split: str = "train") -> list[Path]:
     out = []
     for img in data.split_images(source, split):
         labels = data.read_labels(data.label_path_for(img))
-        if len(labels) >= rows.ROW_MIN_TILES and rows.in_a_row(_unit_boxes(labels)):
+        if rows.in_a_row(_unit_boxes(labels)):
             out.append(img)
     return out
 
 
 def _unit_boxes(labels: list) -> np.ndarray:
-    """Labelled boxes as N x 4 xyxy in a unit square (a row's shape is told before any photo is
-    decoded; judging boxes against it needs the photo's pixels, _labelled_boxes)."""
+    """Labelled boxes as N x 4 xyxy in a unit square: whether they form a row is told from the label
+    file alone, before any photo is decoded (the test is scale-free along each axis)."""
     return np.array([b.xyxy(1, 1) for b in labels], np.float64).reshape(-1, 4)
 
 
