@@ -63,6 +63,11 @@ class TrainConfig:
         "with --other-rows: those crops are a `flower` output of their own (a 37th), which does not "
         "lower tile confidence; a box read as a flower more than as any face is not returned",
     )
+    other_scenes: bool = _opt(
+        False,
+        "the classifier also learns `other` from the detector's boxes on no labelled tile of the "
+        "synthetic train scenes (complete labels: clutter such as book spines)",
+    )
     detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
     cls_epochs: int = _opt(14, "classifier epochs")

@@ -131,6 +131,18 @@ def unlabelled_on_row(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     return row.contains(found) & (overlap <= OTHER_MAX_IOU)
 
 
+def unlabelled(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """Per found box: whether it lies on no labelled tile. In a synthetic scene, whose labels are
+    complete by construction, such a box is no tile at all: a book spine, a card, a cup (the
+    scenes' clutter), the rim; the shipped reader returns book spines of a shelf behind the hand
+    as tiles (riichi-standing-dev, models/MODEL_CARD.md Stop 35)."""
+    from vision.train.evaluate import iou_matrix
+
+    if not len(found) or not len(labelled):
+        return np.ones(len(found), dtype=bool)
+    return iou_matrix(found, labelled).max(1) <= OTHER_MAX_IOU
+
+
 def other_crops(
     images: list[Path],
     find_boxes: Callable[[np.ndarray], np.ndarray],

@@ -41,6 +41,7 @@ from vision.train.crops import (
     negative_images,
     other_crops,
     row_images,
+    unlabelled,
     unlabelled_on_row,
     val_crops,
     weakest_class,
@@ -433,6 +434,7 @@ def _with_other(
     cache_dir: Path,
     rows: bool = False,
     rows_label: int = OTHER_ID,
+    scenes: Path | None = None,
 ) -> CropSet:
     """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
     tile-free photos, and with `rows` (--other-rows) the unlabelled boxes on the labelled rows of
@@ -450,10 +452,20 @@ def _with_other(
             flush=True,
         )
     n = OTHER_REPEAT
-    return CropSet(
+    out = CropSet(
         np.concatenate([crops.x, *[o.x for o in other] * n]),
         np.concatenate([crops.y, *[o.y for o in other] * n]),
     )
+    if scenes is not None:  # like the others OTHER_REPEAT times, at most OTHER_SCENES_MAX in all
+        shots = data.split_images(scenes, "train")
+        found = other_crops(shots, find, cache_dir / "crops_other_scenes.npz", keep=unlabelled)
+        pick = np.tile(np.random.default_rng(0).permutation(len(found.y)), n)[:OTHER_SCENES_MAX]
+        print(
+            f"`other` crops: {len(found.y)} on no tile in {len(shots)} scenes, {len(pick)} a epoch",
+            flush=True,
+        )
+        out = CropSet(np.concatenate([out.x, found.x[pick]]), np.concatenate([out.y, found.y[pick]]))
+    return out
 
 
 def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, run_dir: Path) -> CropSet:
@@ -466,12 +478,23 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
         other_from = (Path(args.other_detector), args.imgsz, run_dir / "classifier")
         flower = getattr(args, "flower_rows", False)
         rows = getattr(args, "other_rows", False) or flower
+        scenes = point_scenes(None) if getattr(args, "other_scenes", False) else None
         crops = _with_other(
-            crops, sources, *other_from, rows=rows, rows_label=FLOWER_ID if flower else OTHER_ID
+            crops,
+            sources,
+            *other_from,
+            rows=rows,
+            rows_label=FLOWER_ID if flower else OTHER_ID,
+            scenes=scenes,
         )
     if getattr(args, "cls_replay", None):
         crops = _with_replay(crops, Path(args.cls_replay))
     return crops
+
+
+#: The most `other` crops an epoch from the synthetic scenes' clutter (--other-scenes, repeats
+#: included): about the other `other` crops together, so the class does not outweigh a face tenfold.
+OTHER_SCENES_MAX = 2000
 
 
 #: Each replay-bank crop is seen this many times an epoch (differently augmented) when rehearsed:

@@ -284,3 +284,36 @@ def test_the_row_crops_are_flowers_with_flower_rows(tmp_path, monkeypatch):
     out = pipeline._with_other(base, [tmp_path], tmp_path, 64, tmp_path, rows=True, rows_label=FLOWER_ID)
     counts = np.bincount(out.y, minlength=FLOWER_ID + 1)
     assert counts[OTHER_ID] == vcrops.OTHER_REPEAT and counts[FLOWER_ID] == 2 * vcrops.OTHER_REPEAT
+
+
+def test_boxes_on_no_labelled_tile_of_a_scene_are_unlabelled():
+    """--other-scenes: a scene's labels are complete, so a box on none of them is clutter."""
+    labelled = np.array([[0.0, 0.0, 20.0, 30.0], [30.0, 0.0, 50.0, 30.0]])
+    found = np.array([[1.0, 0.0, 21.0, 30.0], [100.0, 0.0, 120.0, 30.0], [15.0, 0.0, 35.0, 30.0]])
+    assert vcrops.unlabelled(found, labelled).tolist() == [False, True, True]  # a box across two: IoU 0.14
+    assert vcrops.unlabelled(found, labelled[:0]).tolist() == [True, True, True]
+    assert vcrops.unlabelled(found[:0], labelled).tolist() == []
+
+
+def test_scene_clutter_joins_other_repeated_and_capped(tmp_path, monkeypatch):
+    from vision.classes import OTHER_ID
+    from vision.train import pipeline
+
+    clutter = np.zeros((3, vcrops.SRC_H, vcrops.SRC_W, 3), np.uint8)
+    monkeypatch.setattr(pipeline, "detector_boxes", lambda weights, imgsz: None)
+    monkeypatch.setattr(pipeline, "negative_images", lambda sources: [])
+    monkeypatch.setattr(pipeline.data, "split_images", lambda source, split: ["a.png", "b.png"])
+    seen = {}
+
+    def crops(images, find, cache, keep=None):
+        seen[cache.name] = keep
+        x = clutter if keep is not None else clutter[:0]
+        return vcrops.CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+
+    monkeypatch.setattr(pipeline, "other_crops", crops)
+    base = vcrops.CropSet(clutter[:0], np.zeros(0, np.int64))
+    out = pipeline._with_other(base, [tmp_path], tmp_path, 64, tmp_path, scenes=tmp_path)
+    assert seen["crops_other_scenes.npz"] is vcrops.unlabelled
+    assert (out.y == OTHER_ID).sum() == 3 * vcrops.OTHER_REPEAT
+    monkeypatch.setattr(pipeline, "OTHER_SCENES_MAX", 5)
+    assert len(pipeline._with_other(base, [tmp_path], tmp_path, 64, tmp_path, scenes=tmp_path).y) == 5
