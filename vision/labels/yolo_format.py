@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from vision.classes import NUM_CLASSES
 
 
@@ -29,6 +31,12 @@ class Box:
             (self.cx + self.w / 2) * width,
             (self.cy + self.h / 2) * height,
         )
+
+
+def pixel_boxes(labels: list[Box], width: float, height: float) -> np.ndarray:
+    """The labels' corners in an image of the given size, N x 4 xyxy (0 x 4 for none); a unit
+    square (1, 1) where only their shape matters."""
+    return np.array([b.xyxy(width, height) for b in labels], np.float64).reshape(-1, 4)
 
 
 def read_labels(path: Path) -> list[Box]:

@@ -330,7 +330,7 @@ def fixes_needed(tm: TileModel, photos: list[Path], decoded: dict[Path, PhotoPix
         truth = data.read_labels(data.label_path_for(path))
         dets = detect(pixels, model=tm)
         right = match_predictions(
-            np.array([b.xyxy(w, h) for b in truth]).reshape(-1, 4),
+            data.pixel_boxes(truth, w, h),
             np.array([b.cls for b in truth], dtype=int),
             np.array([d.xyxy for d in dets]).reshape(-1, 4),
             np.array([CLASS_ID.get(d.cls, -1) for d in dets], dtype=int),

@@ -97,22 +97,9 @@ def row_images(source: Path, split: str = "train") -> list[Path]:
     out = []
     for img in data.split_images(source, split):
         labels = data.read_labels(data.label_path_for(img))
-        if rows.in_a_row(_unit_boxes(labels)):
+        if rows.in_a_row(data.pixel_boxes(labels, 1, 1)):  # a row is told from the label file alone
             out.append(img)
     return out
-
-
-def _unit_boxes(labels: list) -> np.ndarray:
-    """Labelled boxes as N x 4 xyxy in a unit square: whether they form a row is told from the label
-    file alone, before any photo is decoded (the test is scale-free along each axis)."""
-    return np.array([b.xyxy(1, 1) for b in labels], np.float64).reshape(-1, 4)
-
-
-def _labelled_boxes(image: Path, rgb: np.ndarray) -> np.ndarray:
-    """The photo's labelled boxes in its pixels (N x 4 xyxy)."""
-    h, w = rgb.shape[:2]
-    labels = data.read_labels(data.label_path_for(image))
-    return np.array([b.xyxy(w, h) for b in labels], np.float64).reshape(-1, 4)
 
 
 #: A found box overlapping a labelled tile by more than this IoU is (part of) that tile, not `other`.
@@ -122,13 +109,10 @@ OTHER_MAX_IOU = 0.2
 def unlabelled_on_row(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     """Per found box: whether it lies on the labelled row and on no labelled tile. In the real set
     these are flower and season tiles (vision.train.rows), read as 1s or 1p without this."""
-    from vision.train.evaluate import iou_matrix
-
     row = rows.fit_row(labelled)
-    if row is None or not len(found):
+    if row is None:
         return np.zeros(len(found), dtype=bool)
-    overlap = iou_matrix(found, labelled).max(1) if len(labelled) else np.zeros(len(found))
-    return row.contains(found) & (overlap <= OTHER_MAX_IOU)
+    return row.contains(found) & unlabelled(found, labelled)
 
 
 def unlabelled(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
@@ -167,7 +151,8 @@ def other_crops(
                 continue
             boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
             if keep is not None:
-                boxes = boxes[keep(boxes, _labelled_boxes(image, rgb))]
+                labelled = data.read_labels(data.label_path_for(image))
+                boxes = boxes[keep(boxes, data.pixel_boxes(labelled, rgb.shape[1], rgb.shape[0]))]
             if len(boxes):
                 xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
         x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)

@@ -19,9 +19,10 @@ import yaml
 from vision._env import CACHE_DIR, REPO_ROOT
 from vision.classes import CLASS_NAMES
 from vision.labels import store as labelstore
-from vision.labels.yolo_format import Box, label_path_for, read_labels
+from vision.labels.yolo_format import Box, label_path_for, pixel_boxes, read_labels
 
-__all__ = ["Box", "label_path_for", "read_labels"]  # the label format, read here by every trainer
+#: The label format, read here by every trainer.
+__all__ = ["Box", "label_path_for", "pixel_boxes", "read_labels"]
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
 REAL_DATASET = Path(
@@ -213,7 +214,7 @@ def extract_crops(
         except ImageLoadError:
             continue
         h, w = rgb.shape[:2]
-        xyxy = np.array([b.xyxy(w, h) for b in boxes])
+        xyxy = pixel_boxes(boxes, w, h)
         crops.append(crop_tiles(rgb, xyxy, margin=margin, size=size))
         classes += [b.cls for b in boxes]
         owners += [idx] * len(boxes)

@@ -371,7 +371,7 @@ def collect(
         dets = detect(rgb, conf=low_conf, model=tm, aspect_views=aspect_views)
         results.append(
             ImageResult(
-                np.array([b.xyxy(w, h) for b in boxes]).reshape(-1, 4),
+                data.pixel_boxes(boxes, w, h),
                 np.array([b.cls for b in boxes], dtype=int),
                 np.array([d.xyxy for d in dets]).reshape(-1, 4),
                 np.array([CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int),

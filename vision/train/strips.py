@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.labels.yolo_format import Box, label_path_for, read_labels
+from vision.labels.yolo_format import Box, label_path_for, pixel_boxes, read_labels
 from vision.read.boxes import areas, intersections, overlap_share
 from vision.read.detect import ASPECT_VIEWS
 from vision.read.imageio import load_image
@@ -165,7 +165,7 @@ def strip_of(
     h, w = rgb.shape[:2]
     if not labels:
         return None
-    boxes = np.array([b.xyxy(w, h) for b in labels])
+    boxes = pixel_boxes(labels, w, h)
     row = longest_row(boxes)
     if not len(row):
         return None
