@@ -326,6 +326,8 @@ class _ViewReading:
     probs: np.ndarray | None
     #: The view's squeeze (x, y): how the boxes looked to the detector (see ASPECT_VIEWS).
     squeeze: tuple[int, int] = (1, 1)
+    #: The reader's OperatingPoint.flower_at_least (tile_and_face).
+    flower_at_least: float = 0.0
 
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
@@ -439,7 +441,7 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     if not len(boxes):
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
     probs = classify_crops(tm.classifier, pixels.crops(boxes), tta_below=tm.op.tta_below)
-    return replace(reading, probs=probs)
+    return replace(reading, probs=probs, flower_at_least=tm.op.flower_at_least)
 
 
 def switch_bar(base: float) -> float:
@@ -492,7 +494,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     tile_conf = detector confidence x (1 - p(other)): the detector says "something tile-shaped is
     here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
     A classifier with a `flower` output (vision.classes.FLOWER) counts a flower as a tile, and a
-    box read as a flower more than as any face gets tile_conf 0: not in play, never returned.
+    box read as a flower more than as any face, and at least `reading.flower_at_least`, gets
+    tile_conf 0: not in play, never returned.
     The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
     WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
     and dropped every tile whose face was unsure, which on a print the model never saw was a large
@@ -506,7 +509,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     tile = reading.det_conf * mass
     if reading.probs.shape[1] > FLOWER_ID:  # a flower is a tile (no `other` mass), but not in play
         flower = reading.probs[:, FLOWER_ID]
-        tile = np.where(flower > real.max(1), 0.0, reading.det_conf * (mass + flower))
+        is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
+        tile = np.where(is_flower, 0.0, reading.det_conf * (mass + flower))
     return tile, face
 
 

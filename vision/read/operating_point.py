@@ -31,6 +31,11 @@ class OperatingPoint:
     #: 1.0: every crop, 0.0: none). A reader's threshold like the others: it moves which face is
     #: read and how sure, so a change is judged by the ship rule (benchmarks/reader_report.py).
     tta_below: float = 0.9
+    #: With a classifier that has a `flower` output: a box is a flower (never returned) when that
+    #: output tops every face AND reads at least this (vision.read.detect.tile_and_face). 0.0: it
+    #: only has to top them. Chosen by `train` on the train tile crops (vision.train.new_outputs.
+    #: flower_bar): a bar under which a tile of the 34 is called a flower once in a thousand.
+    flower_at_least: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

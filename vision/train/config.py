@@ -74,6 +74,11 @@ class TrainConfig:
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")
     cls_lr: float = _opt(3e-3, "classifier peak learning rate (one-cycle)")
+    cls_new_only: bool = _opt(
+        False,
+        "with --cls-init: only the outputs it lacks learn (the `flower` of --flower-rows); its "
+        "features and earlier outputs stay as they are, so every face reads as before",
+    )
     cls_replay: str | None = _opt(
         None,
         "rehearse the replay bank of this model folder (e.g. models) in the classifier's crops: a "

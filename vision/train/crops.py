@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -221,14 +222,31 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return out.clamp_(0, 1)
 
 
+def as_read(wide: np.ndarray) -> np.ndarray:
+    """Wide training crops (SRC size, SRC_MARGIN) as the reader cuts them (CROP size, CROP_MARGIN):
+    the middle of each, resized. For measuring a trained classifier on its own training crops."""
+    keep = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)
+    w, h = round(SRC_W * keep), round(SRC_H * keep)
+    x0, y0 = (SRC_W - w) // 2, (SRC_H - h) // 2
+    out = np.empty((len(wide), CROP_H, CROP_W, 3), np.uint8)
+    for i, crop in enumerate(wide):
+        out[i] = cv2.resize(crop[y0 : y0 + h, x0 : x0 + w], (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def classifier_probabilities(net: TileNet, crops: np.ndarray) -> np.ndarray:
+    """Softmax outputs of `net` on inference-style crops (N x CROP_H x CROP_W x 3), in batches."""
+    net.eval()
+    out = [np.zeros((0, net.head[2].out_features), np.float32)]
+    with torch.inference_mode():
+        for i in range(0, len(crops), 512):
+            out.append(torch.softmax(net(crops_to_tensor(crops[i : i + 512])), 1).numpy())
+    return np.concatenate(out)
+
+
 def classifier_predictions(net: TileNet, crops: CropSet) -> np.ndarray:
     """Top-1 class ids of inference-style crops."""
-    net.eval()
-    out = [np.zeros(0, np.int64)]
-    with torch.inference_mode():
-        for i in range(0, len(crops.y), 512):
-            out.append(net(crops_to_tensor(crops.x[i : i + 512])).argmax(1).numpy())
-    return np.concatenate(out)
+    return classifier_probabilities(net, crops.x).argmax(1).astype(np.int64)
 
 
 def weakest_class(y: np.ndarray, pred: np.ndarray) -> tuple[int, float]:

@@ -34,9 +34,11 @@ from vision.train.config import TrainConfig, torch_device
 from vision.train.crops import (
     OTHER_REPEAT,
     CropSet,
+    as_read,
     augment,
     classifier_crops,
     classifier_predictions,
+    classifier_probabilities,
     detector_boxes,
     negative_images,
     other_crops,
@@ -46,6 +48,7 @@ from vision.train.crops import (
     val_crops,
     weakest_class,
 )
+from vision.train.new_outputs import FLOWER_VETO_SHARE, flower_bar, load_init, train_new_outputs
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
 COMPUTE_LOG = "compute.jsonl"
@@ -153,20 +156,6 @@ def _val_line(net: TileNet, val: CropSet | None) -> str:
     return f"val_acc {float((pred == val.y).mean()):.4f} (weakest {OUTPUT_NAMES[worst]} {worst_acc:.3f})"
 
 
-def _load_init(net: TileNet, state: dict) -> None:
-    """Load earlier weights into `net`; where `net` reads more outputs (a `flower` after `other`),
-    the earlier outputs keep their weights and the new ones start fresh."""
-    state = {k: v.float() for k, v in state.items()}
-    own = net.state_dict()
-    for key in ("head.2.weight", "head.2.bias"):
-        old, new = state[key], own[key]
-        if old.shape[0] < new.shape[0]:
-            grown = new.clone()
-            grown[: old.shape[0]] = old
-            state[key] = grown
-    net.load_state_dict(state)
-
-
 def train_classifier(
     train: CropSet,
     out_dir: Path,
@@ -194,7 +183,7 @@ def train_classifier(
     out_dir.mkdir(parents=True, exist_ok=True)
     net = TileNet(num_classes=num_classes)
     if init is not None:  # continue from earlier weights, e.g. to add new drawn prints or an output
-        _load_init(net, torch.load(init, map_location="cpu", weights_only=True))
+        load_init(net, torch.load(init, map_location="cpu", weights_only=True))
     net.to(device)
     steps_per_epoch = math.ceil(len(train.y) / batch_size)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -269,6 +258,7 @@ def ship(
     extra: dict | None = None,
     models_dir: Path = MODELS_DIR,
     tta_below: float = DEFAULT.tta_below,
+    flower_at_least: float = DEFAULT.flower_at_least,
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `tta_below`: the run keeps the shipped reader's (shipped_op); a change of it is its own
@@ -288,6 +278,7 @@ def ship(
             tile_conf=float(extra.pop("tile_conf", conf)),
             face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
             tta_below=tta_below,
+            flower_at_least=flower_at_least,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -554,6 +545,43 @@ def ensure_strips(seed: int, out: Path = data.STRIPS_DIR) -> Path:
     return out
 
 
+def _train_new_only(args, crops: CropSet, num_classes: int, run_dir: Path, real_val: Path) -> Path:
+    """--cls-new-only: the --cls-init classifier with only its new outputs learnt (vision.train.new_outputs)."""
+    if not args.cls_init:
+        raise SystemExit("--cls-new-only needs --cls-init: the classifier whose outputs stay as they are")
+    t0 = time.monotonic()
+    weights = train_new_outputs(
+        crops,
+        run_dir / "classifier",
+        Path(args.cls_init),
+        num_classes,
+        epochs=args.cls_epochs,
+        seed=args.seed,
+        lr=args.cls_lr,
+        val=val_crops(real_val),
+    )
+    record_compute(run_dir, "classifier-new-outputs", args.cls_epochs, time.monotonic() - t0, "cpu")
+    return weights
+
+
+def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> float:
+    """OperatingPoint.flower_at_least for the classifier to ship: chosen on the labelled tiles of
+    its sources (new_outputs.flower_bar) when it reads `flower`, else the default (no flowers)."""
+    if args.arch != "two-stage" or not Path(classifier).is_file():
+        return DEFAULT.flower_at_least
+    state = torch.load(classifier, map_location="cpu", weights_only=True)
+    if classifier_outputs(state) <= FLOWER_ID:
+        return DEFAULT.flower_at_least
+    net = TileNet(num_classes=classifier_outputs(state))
+    load_init(net, state)
+    tiles = classifier_crops(sources, run_dir / "classifier", args.seed)
+    bar = flower_bar(classifier_probabilities(net, as_read(tiles.x)), tiles.y)
+    print(
+        f"flower_at_least {bar}: chosen on {len(tiles.y)} train crops (at most {FLOWER_VETO_SHARE:.1%} called flowers)"
+    )
+    return bar
+
+
 def run(args: TrainConfig) -> int:
     """The `python -m vision train` pipeline (options and defaults: vision.train.config.TrainConfig)."""
     run_dir = RUNS_DIR / args.name
@@ -606,25 +634,32 @@ def run(args: TrainConfig) -> int:
             f"classifier crops: {len(crops.y)} ({np.bincount(crops.y, minlength=num_classes).tolist()})",
             flush=True,
         )
-        cls_weights = train_classifier(
-            crops,
-            run_dir / "classifier",
-            epochs=args.cls_epochs,
-            seed=args.seed,
-            val=val_crops(real_val),
-            resume=args.resume,
-            minutes=args.cls_minutes,
-            num_classes=num_classes,
-            device=torch_device(args.device),
-            init=Path(args.cls_init) if args.cls_init else None,
-            lr=args.cls_lr,
-        )
+        if getattr(args, "cls_new_only", False):
+            cls_weights = _train_new_only(args, crops, num_classes, run_dir, real_val)
+        else:
+            cls_weights = train_classifier(
+                crops,
+                run_dir / "classifier",
+                epochs=args.cls_epochs,
+                seed=args.seed,
+                val=val_crops(real_val),
+                resume=args.resume,
+                minutes=args.cls_minutes,
+                num_classes=num_classes,
+                device=torch_device(args.device),
+                init=Path(args.cls_init) if args.cls_init else None,
+                lr=args.cls_lr,
+            )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":
         # A staging folder lets a candidate be evaluated before it replaces the shipped model.
         models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
         kept = shipped_op()  # read before a probe may write over models/
+        bar = _flower_bar(args, cls_weights, sources, run_dir)
         conf = args.conf
+        if conf is None and getattr(args, "cls_new_only", False):
+            conf = kept.tile_conf
+            print(f"--cls-new-only: the shipped point {conf} is kept (every earlier output as shipped)")
         if conf is None:
             conf = kept.tile_conf
             probe_set = point_scenes(synth)
@@ -639,6 +674,7 @@ def run(args: TrainConfig) -> int:
                     args.imgsz,
                     models_dir=models_dir,
                     tta_below=kept.tta_below,
+                    flower_at_least=bar,
                 )
                 conf = choose_conf(collect(probe_set, load_model(probe), "val"), default=kept.tile_conf)
         path = ship(
@@ -649,6 +685,7 @@ def run(args: TrainConfig) -> int:
             {"seed": args.seed, "sources": [source_name(s) for s in sources]},
             models_dir=models_dir,
             tta_below=kept.tta_below,
+            flower_at_least=bar,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)
         _export_for_reading(path)

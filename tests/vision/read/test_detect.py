@@ -289,6 +289,21 @@ def test_a_flower_is_a_tile_that_is_not_returned_and_costs_no_face_its_tile_conf
     assert face[1, 0] == pytest.approx(0.35 / 0.6) and face.shape[1] == NUM_CLASSES
     old = _ViewReading(np.zeros((3, 4)), np.full(3, 0.8), np.zeros(3, int), probs[:, :-1], (1, 1))
     assert tile_and_face(old)[0] == pytest.approx([0.8 * 0.2, 0.8 * 0.6, 0.8 * 0.6])
+    barred = _ViewReading(np.zeros((3, 4)), np.full(3, 0.8), np.zeros(3, int), probs, (1, 1), 0.75)
+    assert tile_and_face(barred)[0] == pytest.approx(
+        [0.8 * 0.9, 0.8 * 0.9, 0.8 * 0.6]
+    )  # 0.7 < the bar: a tile
+
+
+def test_the_flower_bar_is_a_model_json_key(tmp_path):
+    """OperatingPoint.flower_at_least is a model.json key like tile_conf; an old model.json
+    without it reads 0.0 (a flower only has to top every face)."""
+    from vision.read.operating_point import OperatingPoint
+
+    assert OperatingPoint.from_json({"flower_at_least": 0.6}).flower_at_least == 0.6
+    assert OperatingPoint.from_json({}).flower_at_least == 0.0
+    with pytest.raises(ValueError, match="flower_at_least"):
+        OperatingPoint.from_json({"flower_at_least": 2})
 
 
 @pytest.mark.slow

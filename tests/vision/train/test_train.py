@@ -258,7 +258,7 @@ def test_a_classifier_grows_a_flower_output_from_weights_without_it(tmp_path):
 
     old = TileNet(num_classes=36)
     new = TileNet(num_classes=37)
-    pipeline._load_init(new, old.state_dict())
+    pipeline.load_init(new, old.state_dict())
     assert torch.equal(new.state_dict()["head.2.weight"][:36], old.state_dict()["head.2.weight"])
     assert torch.equal(new.state_dict()["features.0.weight"], old.state_dict()["features.0.weight"])
 
