@@ -94,6 +94,14 @@ def classifier_outputs(state: dict) -> int:
     return int(state["head.2.weight"].shape[0])
 
 
+def from_state(state: dict, width: int = 24) -> TileNet:
+    """A TileNet reading exactly these weights (a tile_classifier.pt state dict, fp16 on disk), with
+    as many outputs as they have. The reader checks a model's file first (detect.load_model)."""
+    net = TileNet(num_classes=classifier_outputs(state), width=width)
+    net.load_state_dict({k: v.float() for k, v in state.items()})
+    return net
+
+
 def crop_tiles(
     image: np.ndarray,
     boxes: np.ndarray,

@@ -37,7 +37,7 @@ from vision import _env, durable
 from vision.classes import CLASS_ID, CLASS_NAMES
 from vision.read import manifest, onnx_run, safe_weights
 from vision.read.detect import DEFAULT_MODEL, PhotoPixels, TileModel, detect, load_model
-from vision.read.tilenet import TileNet, classifier_outputs
+from vision.read.tilenet import TileNet, from_state
 from vision.train import data, replay
 from vision.train.crops import SRC_H, SRC_MARGIN, SRC_W, CropSet, augment
 from vision.train.evaluate import match_predictions
@@ -368,8 +368,7 @@ def _adapt(
         detector's weights file."""
         if kept == KEEP_BASE:
             return base_model, base_detector
-        net = TileNet(num_classes=classifier_outputs(state), width=m.classifier_width)
-        net.load_state_dict({k: v.float() for k, v in state.items()})
+        net = from_state(state, m.classifier_width)
         mine = np.isin(owner, chosen)
         faces_span = span if kept == KEEP_FACES else span / 3
 

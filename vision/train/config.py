@@ -77,7 +77,8 @@ class TrainConfig:
     cls_new_only: bool = _opt(
         False,
         "with --cls-init: only the outputs it lacks learn (the `flower` of --flower-rows); its "
-        "features and earlier outputs stay as they are, so every face reads as before",
+        "features and earlier outputs stay as they are, so every face reads as before (minutes on the "
+        "CPU: --resume, --cls-minutes and --device do not apply; the ship stage keeps the shipped point)",
     )
     cls_replay: str | None = _opt(
         None,

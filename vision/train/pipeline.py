@@ -28,7 +28,7 @@ from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, O
 from vision.read import manifest
 from vision.read.detect import MODELS_DIR
 from vision.read.operating_point import DEFAULT, OperatingPoint
-from vision.read.tilenet import TileNet, classifier_outputs
+from vision.read.tilenet import TileNet, classifier_outputs, from_state
 from vision.train import data, replay
 from vision.train.config import TrainConfig, torch_device
 from vision.train.crops import (
@@ -572,8 +572,7 @@ def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> f
     state = torch.load(classifier, map_location="cpu", weights_only=True)
     if classifier_outputs(state) <= FLOWER_ID:
         return DEFAULT.flower_at_least
-    net = TileNet(num_classes=classifier_outputs(state))
-    load_init(net, state)
+    net = from_state(state)
     tiles = classifier_crops(sources, run_dir / "classifier", args.seed)
     bar = flower_bar(classifier_probabilities(net, as_read(tiles.x)), tiles.y)
     print(
