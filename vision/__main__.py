@@ -1,4 +1,4 @@
-"""Command line: `python -m vision {detect,train,evaluate,synth}`.
+"""Command line: `python -m vision {detect,train,evaluate,adapt,average,export-onnx,synth,labels}`.
 
 Errors are reported as one clear line on stderr, never a traceback: the CLI is used by people
 checking photos and by scripts that read its JSON lines.
@@ -163,6 +163,21 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_average(args: argparse.Namespace) -> int:
+    """Write the weight average of detectors fine-tuned from one start (vision.train.average); the
+    ship stage turns it into a candidate like any trained detector."""
+    from vision.read.safe_weights import WeightsError
+    from vision.train.average import AverageError, average_detectors
+
+    try:
+        out = average_detectors([Path(p) for p in args.detectors], Path(args.out), args.shares)
+    except (AverageError, WeightsError, OSError) as exc:
+        _err(str(exc))
+        return 2
+    print(f"averaged detector: {out} ({out.stat().st_size / 1e6:.1f} MB)", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (without `synth`, whose arguments belong to the generator)."""
     parser = argparse.ArgumentParser(prog="python -m vision", description="Mahjong tile vision tools.")
@@ -203,6 +218,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     x.add_argument("--model", default=None, help="model.json (default: the shipped model)")
 
+    v = sub.add_parser("average", help="average the weights of detectors fine-tuned from one start")
+    v.add_argument(
+        "detectors", nargs="+", help="detector .pt files (ultralytics checkpoints, same architecture)"
+    )
+    v.add_argument("--out", required=True, help="the averaged detector .pt (never one of the sources)")
+    v.add_argument(
+        "--shares",
+        type=float,
+        nargs="+",
+        default=None,
+        help="one weight per detector, summing to 1 (default: equal)",
+    )
+
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
@@ -226,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         "train": cmd_train,
         "adapt": cmd_adapt,
         "export-onnx": cmd_export_onnx,
+        "average": cmd_average,
     }
     return handlers[args.command](args)
 

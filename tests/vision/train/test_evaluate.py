@@ -208,3 +208,44 @@ def test_the_point_is_chosen_on_cached_scenes_even_when_they_trained_nothing(tmp
     (tmp_path / "cached").mkdir()
     (tmp_path / "cached" / "data.yaml").write_text("path: .\n")
     assert pipeline.point_scenes(None) == tmp_path / "cached"
+
+
+def test_the_point_moves_by_the_probes_difference_between_shipped_and_candidate():
+    from vision.train.pipeline import MAX_POINT_MOVE, relative_point
+
+    # today's scenes pick 0.45 for the shipped reader itself (judged at 0.55 on real photos): a candidate
+    # they also put at 0.45 changed nothing the probe can see, so it keeps 0.55
+    assert relative_point(0.45, 0.45, kept=0.55) == 0.55
+    assert relative_point(0.35, 0.45, kept=0.55) == 0.45
+    assert relative_point(0.5, 0.45, kept=0.55) == 0.6
+    # never farther than the bound, either way
+    assert relative_point(0.05, 0.6, kept=0.55) == round(0.55 - MAX_POINT_MOVE, 2)
+    assert relative_point(0.95, 0.3, kept=0.55) == round(0.55 + MAX_POINT_MOVE, 2)
+
+
+def test_the_shipped_reader_is_probed_before_the_candidate_is_written(tmp_path, monkeypatch):
+    """The candidate may be written over models/, so the shipped reader's pick comes first; the
+    shipped point then moves by the difference of the two picks."""
+    from vision.train import pipeline
+
+    shipped = tmp_path / "shipped" / "model.json"
+    shipped.parent.mkdir()
+    shipped.write_text("{}")
+    candidate = tmp_path / "cand" / "model.json"
+    events = []
+
+    def pick(probe_set, model_json, default):
+        events.append(("probe", model_json))
+        return {shipped: 0.45, candidate: 0.4}[model_json]
+
+    def write():
+        events.append(("write", candidate))
+        return candidate
+
+    monkeypatch.setattr(pipeline, "_probe_pick", pick)
+    assert pipeline.probed_point(tmp_path, write, 0.55, shipped_json=shipped) == 0.5
+    assert events == [("probe", shipped), ("write", candidate), ("probe", candidate)]
+    # nothing shipped: the candidate's own pick, bounded around the default
+    events.clear()
+    assert pipeline.probed_point(tmp_path, write, 0.55, shipped_json=tmp_path / "none.json") == 0.45
+    assert events == [("write", candidate), ("probe", candidate)]
