@@ -17,7 +17,6 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -409,52 +408,6 @@ def choose_conf(
     return -best[2]
 
 
-def relative_point(
-    candidate_pick: float, shipped_pick: float, kept: float, max_move: float = MAX_POINT_MOVE
-) -> float:
-    """The candidate's point: the shipped point moved by as much as the probe moves between the
-    shipped reader and the candidate on the same scenes, never farther than `max_move`.
-
-    Why a move and not the probe's own pick: the probe's scenes are made again from time to time,
-    and on today's it picks 0.45 for the shipped reader itself, whose real photos were judged at 0.55
-    (models/MODEL_CARD.md, stop 36). A pick that moves for a reader that did not change says
-    something about the scenes, not about the candidate; the difference between two readers on the
-    same scenes is what the candidate changed."""
-    move = max(-max_move, min(max_move, candidate_pick - shipped_pick))
-    return round(kept + move, 2)
-
-
-def _probe_pick(probe_set: Path, model_json: Path, default: float) -> float:
-    """choose_conf of the reader `model_json` on the val split of the probe scenes, unbounded: the
-    bound applies to the move between two readers' picks (relative_point). Bounding each pick would
-    clip both at the same edge (today's scenes put the shipped reader there) and hide any move."""
-    from vision.read.detect import load_model
-    from vision.train.evaluate import collect
-
-    return choose_conf(collect(probe_set, load_model(model_json), "val"), default=default, max_move=None)
-
-
-def probed_point(
-    probe_set: Path,
-    write_candidate: Callable[[], Path],
-    kept: float,
-    shipped_json: Path = MODELS_DIR / "model.json",
-) -> float:
-    """The candidate's point from the probe scenes: the shipped reader is probed first (writing the
-    candidate may replace models/), then the candidate `write_candidate()` writes; the shipped point
-    `kept` moves by the difference of their picks (relative_point). Without a shipped reader the
-    candidate's pick is bounded around `kept`."""
-    shipped_pick = _probe_pick(probe_set, shipped_json, kept) if shipped_json.is_file() else kept
-    pick = _probe_pick(probe_set, write_candidate(), kept)
-    conf = relative_point(pick, shipped_pick, kept)
-    print(
-        f"probe: {pick} for the candidate, {shipped_pick} for the shipped reader (same scenes); "
-        f"the point {kept} moved by the difference, at most {MAX_POINT_MOVE}: {conf}",
-        flush=True,
-    )
-    return conf
-
-
 def _drawn_scenes(args) -> Path | None:
     """The drawn-face scene set (generated once), or None with a printed reason (e.g. no CJK font)."""
     try:
@@ -710,19 +663,19 @@ def run(args: TrainConfig) -> int:
             conf = kept.tile_conf
             probe_set = point_scenes(synth)
             if probe_set is not None and data.split_images(probe_set, "val"):
-                conf = probed_point(
-                    probe_set,
-                    lambda: ship(
-                        det_weights,
-                        cls_weights if args.arch == "two-stage" else None,
-                        kept.tile_conf,
-                        args.imgsz,
-                        models_dir=models_dir,
-                        tta_below=kept.tta_below,
-                        flower_at_least=bar,
-                    ),
-                    kept.tile_conf,
+                from vision.read.detect import load_model
+                from vision.train.evaluate import collect
+
+                probe = ship(
+                    det_weights,
+                    cls_weights if args.arch == "two-stage" else None,
+                    conf,
+                    args.imgsz,
+                    models_dir=models_dir,
+                    tta_below=kept.tta_below,
+                    flower_at_least=bar,
                 )
+                conf = choose_conf(collect(probe_set, load_model(probe), "val"), default=kept.tile_conf)
         path = ship(
             det_weights,
             cls_weights if args.arch == "two-stage" else None,
