@@ -19,13 +19,13 @@ ultralytics saves a finished run), atomically, and records its sources and share
 from __future__ import annotations
 
 import copy
-import os
-import tempfile
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 
+from vision import durable
 from vision.read.safe_weights import load_detector
 
 
@@ -97,7 +97,7 @@ def average_detectors(paths: Sequence[Path], out: Path, shares: Sequence[float] 
         models.append(model)
     names = [str(p) for p in paths]
     state = average_states([m.state_dict() for m in models], weights, names)
-    result = copy.deepcopy(checkpoints[0])
+    result = dict(checkpoints[0])  # a shallow copy: its entries below are replaced, never changed
     model = copy.deepcopy(models[0])
     model.load_state_dict(state)
     result["model"], result["ema"] = model.half(), None  # fp16, as ultralytics saves a finished run
@@ -106,14 +106,8 @@ def average_detectors(paths: Sequence[Path], out: Path, shares: Sequence[float] 
     args = dict(result.get("train_args") or {})
     args["average"] = {"sources": names, "shares": weights}
     result["train_args"] = args
+    buffer = io.BytesIO()
+    torch.save(result, buffer)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(result, tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    durable.replace_synced(out, buffer.getvalue(), staging=out.parent)
     return out
