@@ -24,6 +24,8 @@ from vision.train import data, rows
 #: Training crops are cut wider than inference crops, leaving room for shift/scale/rotation.
 SRC_MARGIN = 0.2
 SRC_W, SRC_H = 60, 80
+#: The share of a wide training crop's side that the reader's crop of the same box covers.
+READ_SHARE = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)
 #: `other` crops are few (~280 from 48 photos, ~1 % of all crops); each is seen this many times per
 #: epoch (differently augmented) so the class is learnt, like any other class of ~1,000 crops.
 OTHER_REPEAT = 4
@@ -196,8 +198,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     angle = u(-12, 12) * math.pi / 180
     angle = angle + math.pi * (torch.rand(n, generator=gen) < 0.5)
     angle = angle + (math.pi / 2) * (torch.rand(n, generator=gen) < 0.08)
-    base = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)  # output view of a box with CROP_MARGIN
-    scale = base * u(0.88, 1.12)
+    scale = READ_SHARE * u(0.88, 1.12)  # around the reader's view of the box (CROP_MARGIN)
     mirror = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0)
     aspect = SRC_H / SRC_W
     cos, sin = torch.cos(angle), torch.sin(angle)
@@ -225,8 +226,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 def as_read(wide: np.ndarray) -> np.ndarray:
     """Wide training crops (SRC size, SRC_MARGIN) as the reader cuts them (CROP size, CROP_MARGIN):
     the middle of each, resized. For measuring a trained classifier on its own training crops."""
-    keep = (1 + 2 * CROP_MARGIN) / (1 + 2 * SRC_MARGIN)
-    w, h = round(SRC_W * keep), round(SRC_H * keep)
+    w, h = round(SRC_W * READ_SHARE), round(SRC_H * READ_SHARE)
     x0, y0 = (SRC_W - w) // 2, (SRC_H - h) // 2
     out = np.empty((len(wide), CROP_H, CROP_W, 3), np.uint8)
     for i, crop in enumerate(wide):

@@ -22,6 +22,7 @@ from torch import nn
 
 from vision import _env
 from vision.classes import FLOWER_ID, NUM_CLASSES, OUTPUT_NAMES
+from vision.read import safe_weights
 from vision.read.tilenet import TileNet, classifier_outputs
 from vision.train.crops import CropSet, augment, classifier_predictions
 
@@ -96,7 +97,7 @@ def train_new_outputs(
     _env.use_every_core()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    state = torch.load(init, map_location="cpu", weights_only=True)
+    state = safe_weights.load_state_dict(Path(init))
     old = classifier_outputs(state)
     if old >= num_classes:
         raise SystemExit(

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 
 from vision import _env
 from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, OTHER_ID, OUTPUT_NAMES
-from vision.read import manifest
+from vision.read import manifest, safe_weights
 from vision.read.detect import MODELS_DIR
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.tilenet import TileNet, classifier_outputs, from_state
@@ -569,7 +569,7 @@ def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> f
     its sources (new_outputs.flower_bar) when it reads `flower`, else the default (no flowers)."""
     if args.arch != "two-stage" or not Path(classifier).is_file():
         return DEFAULT.flower_at_least
-    state = torch.load(classifier, map_location="cpu", weights_only=True)
+    state = safe_weights.load_state_dict(Path(classifier))
     if classifier_outputs(state) <= FLOWER_ID:
         return DEFAULT.flower_at_least
     net = from_state(state)
