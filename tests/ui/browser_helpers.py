@@ -58,6 +58,7 @@ TAP_RACES = (
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 FLAGS = [
@@ -179,19 +180,80 @@ def open_expander(driver, title: str) -> None:
     raise AssertionError(f"no expander {title}")
 
 
-def click_key(driver, key: str) -> None:
-    """Tap the button with this widget key (again if the page was still moving under the finger)."""
-    for attempt in range(5):
-        button = WebDriverWait(driver, 30).until(
-            lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")), None)
+#: Where a button is and what a finger on its centre would touch: read when a tap fails, so the
+#: failure says why (folded away, covered by what, drawn at zero size) instead of only "could not tap".
+_WHERE_IS = """
+const b = arguments[0], r = b.getBoundingClientRect(), d = b.closest('details');
+const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+return {rect: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+        folded: !!(d && !d.open), stale: !!b.closest('[data-stale="true"]'),
+        under: top ? (top.tagName + '.' + (top.className || '') + ' ' + (top.innerText || '').slice(0, 40)) : null,
+        in: top ? [...(function* (e) { for (; e; e = e.parentElement) yield e.getAttribute('data-testid'); })(top)]
+            .filter(Boolean).slice(0, 6) : null};
+"""
+
+
+def _shown_button(driver, key: str):
+    """The button with this widget key that is drawn (a copy left over from the run before, folded
+    away or at zero size, comes after it), or None while there is none yet."""
+    found = driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")
+    for button in found:
+        with contextlib.suppress(*TAP_RACES):
+            if button.is_displayed():
+                return button
+    return found[0] if found else None
+
+
+def _unfold(driver, button) -> bool:
+    """Open the section around `button` if a redraw folded it (True when a tap on its title was made)."""
+    summary = driver.execute_script(
+        "const d = arguments[0].closest('details'); return d && !d.open ? d.querySelector('summary') : null",
+        button,
+    )
+    if summary is None:
+        return False
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+    summary.click()
+    return True
+
+
+def _close_popover(driver) -> bool:
+    """Close an open popover (分享这一晚 shows a picture over the buttons below it), as a player
+    would by tapping beside it; True when one was open. CI failed once on 新的一晚 under it."""
+    if not driver.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody]"):
+        return False
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    with contextlib.suppress(TimeoutException):
+        WebDriverWait(driver, 5).until(
+            lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody]")
         )
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    return True
+
+
+def click_key(driver, key: str) -> None:
+    """Tap the button with this widget key, again if the page was still moving under the finger: a
+    section folded by a redraw is opened first, as a player would, and the page is let settle between
+    tries. A button that stays covered still fails, saying what covers it."""
+    why = []
+    for attempt in range(5):
+        button = WebDriverWait(driver, 30).until(lambda d: _shown_button(d, key))
         try:
+            if _unfold(driver, button):
+                why.append("folded")
+                settled(driver)
+                continue
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
             button.click()
             return
-        except TAP_RACES:
+        except TAP_RACES as race:
+            with contextlib.suppress(*TAP_RACES):
+                why.append(f"{type(race).__name__} {driver.execute_script(_WHERE_IS, button)}")
+            if _close_popover(driver):
+                why.append("a popover lay over it: closed")
+                continue
             time.sleep(0.5 * (attempt + 1))  # covered, redrawn away or caught mid-redraw: again
-    raise AssertionError(f"could not tap {key}")
+            settled(driver)
+    raise AssertionError(f"could not tap {key}: " + "; ".join(why))
 
 
 def settled(driver) -> None:

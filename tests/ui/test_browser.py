@@ -206,7 +206,7 @@ def _expected(k: int, dealer: str, winner: str, melds: dict[str, str]) -> dict:
 
 def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
     """Four hands with different winners and losers' melds, one fixed and recorded again (it replaces
-    the hand), a reload in the middle of a hand (restored), 新的一晚 confirmed: the book's totals are
+    the hand), a reload in the middle of a hand (restored), the evening shared, 新的一晚 confirmed: the book's totals are
     the engine's payments of the same inputs, and no input of one hand shows in the next."""
     import rules
     from tests.fake_reader import marked_photo
@@ -270,6 +270,12 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
     # 新的一晚 asks first; confirmed, the totals start from zero and the old evening can be reopened
     open_expander(browser, "今晚的记分本")
     _evening_shot(browser, "book")
+    # the table shares the evening first: the picture opens over the book's buttons (CI once
+    # found it open there), and a tap beside it closes it, as on a phone
+    click_key(browser, "share_evening")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody] img")
+    )
     _tap_until(browser, "new_evening", "开始新的一晚？")
     click_key(browser, "confirm_yes")
     WebDriverWait(browser, 30).until(lambda d: book.standing().totals == dict.fromkeys("ESWN", 0))
