@@ -18,6 +18,8 @@ Sets (each read once at a low threshold, then summarised at each reader's operat
   high; no phone photo looks like that), "ordinary" the rest. The split describes; it chooses nothing.
   Of the ordinary ones, "a hand in a row" again apart (`vision.train.rows.in_a_row`: at least ROW_MIN_TILES labelled
   tiles whose centres lie on one straight line): the photo the app is for; a subset, and in the rule.
+  `--without-group FILE:GROUP` leaves one session's photos out of these three (for every reader):
+  the group a candidate's operating point was chosen on (`vision train --point-group`).
 - `../shared/datasets/riichi-standing-dev` (leomiurarobot, Roboflow Universe, CC BY 4.0): standing
   tiles of a print never trained on, as exported (640x640, stretched) and resized back to the
   camera's 16:9 (RIICHI_CAMERA_ASPECT; labels are normalised, so they follow). Measured only: nothing
@@ -70,6 +72,8 @@ RIICHI = ROOT.parent / "shared" / "datasets" / "riichi-standing-dev"
 #: riichi-standing-dev's frames were 2560x1440 screenshots stretched to 640x640 (its README).
 RIICHI_CAMERA_ASPECT = 2560 / 1440
 CANDIDATES_DIR = ROOT / "runs" / "candidates"
+#: Where --without-group writes the real set without a group (linked photos, git-ignored).
+REPORT_GROUPS_DIR = ROOT / "runs" / "report" / "groups"
 MODEL_FILES = ("model.json", "tile_detector.pt", "tile_classifier.pt")
 
 #: The numbers the ship rule compares (all "higher is better").
@@ -209,6 +213,17 @@ def materialise(name: str, spec: str) -> Path:
     return out / "model.json"
 
 
+def without_group(spec: str, real: Path) -> Path:
+    """The real set without one group's photos (vision.train.groups), written under runs/report/:
+    the group whose val photos chose a candidate's operating point is not what judges it."""
+    from vision.train import groups
+
+    grouping, name = groups.parse_spec(spec)
+    without, _ = groups.split_by_group(real, grouping, name, REPORT_GROUPS_DIR)
+    print(f"real val without group {name}: {without}", flush=True)
+    return without
+
+
 def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
     """Every set read by one reader, in the report's order."""
     conf = model.tile_conf
@@ -287,6 +302,13 @@ def main() -> int:
         help="model.json or git:REV; repeatable",
     )
     ap.add_argument("--real", default=str(data.REAL_DATASET), help="real dataset (data.yaml or folder)")
+    ap.add_argument(
+        "--without-group",
+        default=None,
+        metavar="FILE:GROUP",
+        help="leave this group's photos out of the real val sets (the group a candidate's point was "
+        "chosen on: vision train --point-group)",
+    )
     ap.add_argument("--riichi", default=str(RIICHI), help="riichi-standing-dev folder (skipped if missing)")
     ap.add_argument("--seat-test", default=".cache/seat-test", help="seat-test scenes (made if missing)")
     ap.add_argument("--no-seat-test", action="store_true", help="real sets only")
@@ -299,6 +321,11 @@ def main() -> int:
         "reader); e.g. a candidate that would ship, to judge a change made on top of it",
     )
     args = ap.parse_args()
+    if args.without_group:
+        try:
+            args.real = str(without_group(args.without_group, Path(args.real)))
+        except (OSError, ValueError) as exc:
+            ap.error(f"--without-group: {exc}")
 
     readers = [("shipped", Path(args.model or ROOT / "models" / "model.json"))]
     for c in args.candidate:

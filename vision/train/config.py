@@ -96,6 +96,12 @@ class TrainConfig:
     synth_n: int = _opt(400, "scenes to generate if none exist yet")
     drawn_synth_n: int = _opt(400, "drawn-face scenes for the classifier (0 = none)")
     conf: float | None = _opt(None, "operating point (tile_conf) to ship (default: chosen on synthetic val)")
+    point_group: str | None = _opt(
+        None,
+        "choose the shipped tile_conf on the real val photos of this group instead of synthetic val "
+        "(no detector trains on val photos; report without them: reader_report --without-group)",
+        metavar="FILE:GROUP",
+    )
     ship: bool = _opt(False, "copy the result into models/ (or --models-dir)")
     detector: str | None = _opt(None, "ship these detector weights instead of the run's")
     classifier: str | None = _opt(

@@ -371,6 +371,21 @@ def point_scenes(synth: Path | None) -> Path | None:
     return data.SYNTH_DIR if (data.SYNTH_DIR / "data.yaml").is_file() else None
 
 
+def point_photos(spec: str, run_dir: Path) -> Path:
+    """The real val photos of one group (`FILE:GROUP`, vision.train.groups) as a dataset whose val
+    split the operating point is chosen on. Why real val photos: no detector trains on them, so
+    they are new to every candidate, as a player's photos are, and unlike synthetic scenes they do
+    not disagree with the photos a player takes; why one group only: the report leaves that group
+    out of the val sets it judges (benchmarks/reader_report.py --without-group), so what chose the
+    point is never what is reported."""
+    from vision.train import groups
+
+    grouping, name = groups.parse_spec(spec)
+    _, only = groups.split_by_group(data.REAL_DATASET, grouping, name, run_dir / "groups")
+    print(f"operating point chosen on the real val photos of group {name} ({only})", flush=True)
+    return only
+
+
 def choose_conf(
     images: list,
     grid: np.ndarray | None = None,
@@ -382,8 +397,9 @@ def choose_conf(
     beats its tile-level F1 by > `margin`; then the best F1 there (ties: more photos with every
     tile right, then the lower threshold).
 
-    Called on data that is NOT the reported val set (held-out synthetic scenes), so the reported
-    val numbers stay honest. F1 counts every tile (~1,200 in 40 scenes); the share of photos with
+    Called on data that is NOT the reported val set (held-out synthetic scenes, or with
+    --point-group the val photos of a group the report then leaves out), so the reported val
+    numbers stay honest. F1 counts every tile (~1,200 in 40 scenes); the share of photos with
     every tile right moves in steps of 1/40 there, so it only breaks ties. The bound keeps those
     scenes a guide (MAX_POINT_MOVE): they disagreed with real photos before.
     """
@@ -581,8 +597,22 @@ def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> f
     return bar
 
 
+def _check_groups(args: TrainConfig) -> None:
+    """A --hold-out or --point-group that names no group stops the run at once, in one line, not
+    after an hour of training."""
+    from vision.train import groups
+
+    for flag, spec in (("--hold-out", args.hold_out), ("--point-group", args.point_group)):
+        if spec:
+            try:
+                groups.parse_spec(spec)
+            except (OSError, ValueError) as exc:
+                raise SystemExit(f"{flag}: {exc}") from None
+
+
 def run(args: TrainConfig) -> int:
     """The `python -m vision train` pipeline (options and defaults: vision.train.config.TrainConfig)."""
+    _check_groups(args)
     run_dir = RUNS_DIR / args.name
     run_dir.mkdir(parents=True, exist_ok=True)
     synth = None if args.no_synth else ensure_synth(args.synth_n, args.seed)
@@ -661,7 +691,7 @@ def run(args: TrainConfig) -> int:
             print(f"--cls-new-only: the shipped point {conf} is kept (every earlier output as shipped)")
         if conf is None:
             conf = kept.tile_conf
-            probe_set = point_scenes(synth)
+            probe_set = point_photos(args.point_group, run_dir) if args.point_group else point_scenes(synth)
             if probe_set is not None and data.split_images(probe_set, "val"):
                 from vision.read.detect import load_model
                 from vision.train.evaluate import collect
