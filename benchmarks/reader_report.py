@@ -218,8 +218,7 @@ def without_group(spec: str, real: Path) -> Path:
     the group whose val photos chose a candidate's operating point is not what judges it."""
     from vision.train import groups
 
-    grouping, name = groups.parse_spec(spec)
-    without, _ = groups.split_by_group(real, grouping, name, REPORT_GROUPS_DIR)
+    name, without, _ = groups.split_by_spec(real, spec, REPORT_GROUPS_DIR)
     print(f"real val without group {name}: {without}", flush=True)
     return without
 

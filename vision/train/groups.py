@@ -125,3 +125,12 @@ def split_by_group(real: Path, grouping: Grouping, name: str, out_dir: Path) -> 
         out_dir / f"only-{name}", {"train": pick("train", True), "val": pick("val", True)}
     )
     return without, only
+
+
+def split_by_spec(real: Path, spec: str, out_dir: Path) -> tuple[str, Path, Path]:
+    """`split_by_group` for a `FILE:GROUP` spec: (group name, without-<name>, only-<name>). One path
+    for every caller that names a group on its command line (train --hold-out and --point-group,
+    reader_report --without-group), so each reads exactly the same split."""
+    grouping, name = parse_spec(spec)
+    without, only = split_by_group(real, grouping, name, out_dir)
+    return name, without, only

@@ -8,7 +8,6 @@ before anything is read or trained.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -16,15 +15,9 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.train.reader_report_module import report
 from vision.train import data, groups, pipeline
 from vision.train.config import TrainConfig
-
-_SPEC = importlib.util.spec_from_file_location(
-    "reader_report", Path(__file__).parents[3] / "benchmarks" / "reader_report.py"
-)
-report = importlib.util.module_from_spec(_SPEC)
-sys.modules["reader_report"] = report  # its dataclasses look their module up there
-_SPEC.loader.exec_module(report)
 
 #: Source photo -> (split, group): two sessions, each with train and val photos.
 PHOTOS = {

@@ -3,7 +3,6 @@ candidate, a synthetic gain never buys it back, a difference within the noise do
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -11,14 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.vision.train.reader_report_module import report
 from vision.train.evaluate import ImageResult
-
-_SPEC = importlib.util.spec_from_file_location(
-    "reader_report", Path(__file__).parents[3] / "benchmarks" / "reader_report.py"
-)
-report = importlib.util.module_from_spec(_SPEC)
-sys.modules["reader_report"] = report  # its dataclasses look their module up there
-_SPEC.loader.exec_module(report)
 
 
 def _photo(found: int, tiles: int = 10) -> ImageResult:
