@@ -268,14 +268,15 @@ class PhotoPixels:
             self._full = load_image(self.source)
         return self._full
 
-    def crops(self, boxes: np.ndarray) -> np.ndarray:
-        """Crops of `boxes` (in `rgb` pixels) at the classifier's input size."""
+    def crops(self, boxes: np.ndarray, turned: bool = False) -> np.ndarray:
+        """Crops of `boxes` (in `rgb` pixels) at the classifier's input size (`turned`: see
+        crop_tiles)."""
         if self.scale > 1 and self.source is not None and len(boxes):
             short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
             if short < CROP_W:
                 sharp, scale = self.sharp_enough(self.scale * short)
-                return crop_tiles(sharp, boxes * (self.scale / scale))
-        return crop_tiles(self.rgb, boxes)
+                return crop_tiles(sharp, boxes * (self.scale / scale), turned=turned)
+        return crop_tiles(self.rgb, boxes, turned=turned)
 
     def sharp_enough(self, full_short: float) -> tuple[np.ndarray, float]:
         """Pixels in which a tile whose short side is `full_short` full-size pixels is at least
@@ -441,7 +442,24 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     if not len(boxes):
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
     probs = classify_crops(tm.classifier, pixels.crops(boxes), tta_below=tm.op.tta_below)
+    if reading.squeeze != (1, 1) and tm.op.turn_below > 0:
+        probs = _surer_turned(tm, pixels, boxes, probs)
     return replace(reading, probs=probs, flower_at_least=tm.op.flower_at_least)
+
+
+def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """`probs` with each doubtful box (its surest face under `turn_below`) read again from its
+    crop turned the other way, where that reading is surer of a face (OperatingPoint.turn_below:
+    in a stretched photo a box's shape does not say whether its tile stood or lay)."""
+    surest = probs[:, :NUM_CLASSES].max(1)
+    doubt = np.flatnonzero(surest < tm.op.turn_below)
+    if not len(doubt):
+        return probs
+    turned = classify_crops(tm.classifier, pixels.crops(boxes[doubt], turned=True), tta_below=tm.op.tta_below)
+    better = turned[:, :NUM_CLASSES].max(1) > surest[doubt]
+    out = probs.copy()
+    out[doubt[better]] = turned[better]
+    return out
 
 
 def switch_bar(base: float) -> float:

@@ -36,6 +36,14 @@ class OperatingPoint:
     #: only has to top them. Chosen by `train` on the train tile crops (vision.train.new_outputs.
     #: flower_bar): a bar under which a tile of the 34 is called a flower once in a thousand.
     flower_at_least: float = 0.0
+    #: A box read in an aspect view (a photo stretched out of its aspect: vision.read.detect.
+    #: ASPECT_VIEWS) whose face reads less sure than this is read again from its crop turned the
+    #: other way, and the surer reading kept (vision.read.detect._with_faces). Why: the box's shape
+    #: in a stretched photo is the stretch's, not the tile's, so whether the tile stood or lay (and
+    #: so which way the crop must turn to stand it up) is not known; a tile standing in a column
+    #: that an export widened 15x is a bar, turned sideways by the landscape rule, then squashed
+    #: into the portrait crop. 0.0: never (every model.json before it); 1.0: every such box.
+    turn_below: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

@@ -107,12 +107,15 @@ def crop_tiles(
     boxes: np.ndarray,
     margin: float = CROP_MARGIN,
     size: tuple[int, int] = (CROP_W, CROP_H),
+    turned: bool = False,
 ) -> np.ndarray:
     """Cut each box (x1,y1,x2,y2 pixels) from an RGB image as an upright-portrait crop of `size` (w, h).
 
     Landscape boxes (tiles lying sideways) are turned 90 degrees so every crop is portrait; the
     classifier is trained to read both 180-degree orientations and mirror images. Training cuts
     its crops with this same function (with a wider margin, for augmentation room).
+    `turned`: the other way round, portrait boxes turned and landscape ones not: for a box whose
+    shape says nothing of the tile's (a photo stretched out of its aspect, OperatingPoint.turn_below).
     """
     image = np.ascontiguousarray(image)  # no copy when it is already (decoded images are)
     h, w = image.shape[:2]
@@ -124,7 +127,7 @@ def crop_tiles(
         if xb - xa < 2 or yb - ya < 2:
             continue
         crop = image[ya:yb, xa:xb]  # a view: OpenCV reads a row-strided slice as it is, no copy
-        if bw > bh:
+        if (bw > bh) != turned:
             # np.rot90's turn, made by OpenCV: the same pixels, a tenth of numpy's time to copy
             crop = cv2.rotate(crop, cv2.ROTATE_90_COUNTERCLOCKWISE)
         out[i] = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)

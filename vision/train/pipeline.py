@@ -257,12 +257,13 @@ def ship(
     det_imgsz: int,
     extra: dict | None = None,
     models_dir: Path = MODELS_DIR,
-    tta_below: float = DEFAULT.tta_below,
+    kept: OperatingPoint = DEFAULT,
     flower_at_least: float = DEFAULT.flower_at_least,
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
-    `tta_below`: the run keeps the shipped reader's (shipped_op); a change of it is its own
-    candidate, judged by the ship rule like any other."""
+    `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
+    `turn_below`) the run keeps; a change of one is its own candidate, judged by the ship rule like
+    any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
     classifier_classes = list(CLASS_NAMES)
@@ -277,8 +278,9 @@ def ship(
             conf=conf,
             tile_conf=float(extra.pop("tile_conf", conf)),
             face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
-            tta_below=tta_below,
+            tta_below=kept.tta_below,
             flower_at_least=flower_at_least,
+            turn_below=kept.turn_below,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -701,7 +703,7 @@ def run(args: TrainConfig) -> int:
                     conf,
                     args.imgsz,
                     models_dir=models_dir,
-                    tta_below=kept.tta_below,
+                    kept=kept,
                     flower_at_least=bar,
                 )
                 conf = choose_conf(collect(probe_set, load_model(probe), "val"), default=kept.tile_conf)
@@ -712,7 +714,7 @@ def run(args: TrainConfig) -> int:
             args.imgsz,
             {"seed": args.seed, "sources": [source_name(s) for s in sources]},
             models_dir=models_dir,
-            tta_below=kept.tta_below,
+            kept=kept,
             flower_at_least=bar,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)

@@ -173,26 +173,29 @@ def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(t
     assert shipped_point(tmp_path / "none") == DEFAULT_CONF  # nothing shipped: the default
 
 
-def test_a_shipped_candidate_keeps_the_shipped_readers_tta_below(tmp_path):
-    """`train --stage ship` writes a model.json with the shipped reader's tta_below, not the module
-    default: a new round is judged on its weights, not on a silently reset classifier setting."""
+def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
+    """`train --stage ship` writes a model.json with the shipped reader's tta_below and turn_below,
+    not the module defaults: a new round is judged on its weights, not on a silently reset setting."""
     from vision.read import manifest
     from vision.train.pipeline import ship, shipped_op
 
     shipped = json.loads((MODELS / "model.json").read_text())
     (tmp_path / "shipped").mkdir()
-    (tmp_path / "shipped" / "model.json").write_text(json.dumps({**shipped, "tta_below": 0.4}))
+    (tmp_path / "shipped" / "model.json").write_text(
+        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7})
+    )
     kept = shipped_op(tmp_path / "shipped")
-    assert kept.tta_below == 0.4 and kept.tile_conf == shipped["tile_conf"]
+    assert kept.tta_below == 0.4 and kept.turn_below == 0.7 and kept.tile_conf == shipped["tile_conf"]
     out = ship(
         MODELS / "tile_detector.pt",
         MODELS / "tile_classifier.pt",
         0.5,
         384,
         models_dir=tmp_path / "cand",
-        tta_below=kept.tta_below,
+        kept=kept,
     )
-    assert manifest.read(out).op.tta_below == 0.4
+    op = manifest.read(out).op
+    assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.tile_conf == 0.5
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
 
 
