@@ -600,9 +600,14 @@ def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> f
 
 def _check_groups(args: TrainConfig) -> None:
     """A --hold-out or --point-group that names no group stops the run at once, in one line, not
-    after an hour of training."""
+    after an hour of training; so does a --point-group that could choose nothing (a --conf given,
+    or --cls-new-only, which keeps the shipped point): a point the command line asked for is never
+    silently chosen some other way."""
     from vision.train import groups
 
+    if args.point_group and (args.conf is not None or getattr(args, "cls_new_only", False)):
+        fixed = f"--conf {args.conf}" if args.conf is not None else "--cls-new-only (the shipped point)"
+        raise SystemExit(f"--point-group chooses tile_conf, but {fixed} fixes it: give one of them")
     for flag, spec in (("--hold-out", args.hold_out), ("--point-group", args.point_group)):
         if spec:
             try:

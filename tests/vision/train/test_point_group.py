@@ -87,3 +87,14 @@ def test_a_group_that_is_not_there_is_one_clear_error_before_anything_runs(real_
     assert stop.value.code == 2 and "no group 'g9'" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--point-group.*no group 'g9'"):
         pipeline.run(TrainConfig(name="never", point_group=f"{file}:g9", no_synth=True))
+
+
+def test_a_point_group_with_a_fixed_point_is_one_clear_error_before_anything_runs(real_set):
+    """--point-group chooses tile_conf; --conf or --cls-new-only fix it: asked together, the run
+    stops at once instead of silently using one of them."""
+    _, file = real_set
+    spec = f"{file}:g0"
+    with pytest.raises(SystemExit, match="--point-group chooses tile_conf, but --conf 0.5 fixes it"):
+        pipeline.run(TrainConfig(name="never", point_group=spec, conf=0.5, no_synth=True))
+    with pytest.raises(SystemExit, match="--cls-new-only"):
+        pipeline.run(TrainConfig(name="never", point_group=spec, cls_new_only=True, no_synth=True))
