@@ -180,21 +180,24 @@ def test_the_classifier_read_with_batch_norms_folded_in_reads_the_same():
     assert any(isinstance(m, torch.nn.BatchNorm2d) for m in net.modules())  # the original is untouched
 
 
-def test_crops_are_cut_as_the_copied_way_cut_them():
+@pytest.mark.parametrize("turned", [False, True])
+def test_crops_are_cut_as_the_copied_way_cut_them(turned):
     """crop_tiles resizes row-strided slices as they are and turns landscape boxes with OpenCV; the
-    crops are the same pixels as copying each slice (numpy's rot90 for landscape) and resizing."""
+    crops are the same pixels as copying each slice (numpy's rot90 for landscape) and resizing.
+    `turned` (a box read in an aspect view, OperatingPoint.turn_below): portrait boxes turn instead."""
     from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, crop_tiles
 
     rng = np.random.default_rng(3)
     image = cv2.GaussianBlur(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8), (5, 5), 2)
     boxes = np.array([[10, 20, 60, 90], [100, 100, 220, 160], [600, 400, 640, 480], [0, 0, 300, 40.5]])
-    got = crop_tiles(image, boxes)
+    got = crop_tiles(image, boxes, turned=turned)
+    assert not np.array_equal(got, crop_tiles(image, boxes, turned=not turned))
     for box, crop in zip(boxes, got, strict=True):
         x1, y1, x2, y2 = box
         bw, bh = x2 - x1, y2 - y1
         xa, xb = int(max(0, np.floor(x1 - CROP_MARGIN * bw))), int(min(640, np.ceil(x2 + CROP_MARGIN * bw)))
         ya, yb = int(max(0, np.floor(y1 - CROP_MARGIN * bh))), int(min(480, np.ceil(y2 + CROP_MARGIN * bh)))
         part = image[ya:yb, xa:xb]
-        part = np.rot90(part) if bw > bh else part
+        part = np.rot90(part) if (bw > bh) != turned else part
         want = cv2.resize(np.ascontiguousarray(part), (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
         assert np.array_equal(crop, want)

@@ -13,7 +13,7 @@ import pytest
 from vision.classes import NUM_CLASSES
 from vision.read import detect as reader
 from vision.read.operating_point import DEFAULT, OperatingPoint
-from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, crop_tiles
+from vision.read.tilenet import crop_tiles
 
 BOXES = np.array([[10, 20, 60, 90], [100, 100, 220, 160], [0, 0, 300, 40.5]])
 
@@ -21,21 +21,6 @@ BOXES = np.array([[10, 20, 60, 90], [100, 100, 220, 160], [0, 0, 300, 40.5]])
 def _image() -> np.ndarray:
     rng = np.random.default_rng(5)
     return cv2.GaussianBlur(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8), (5, 5), 2)
-
-
-def test_turned_crops_turn_the_portrait_boxes_and_leave_the_landscape_ones():
-    image = _image()
-    got = crop_tiles(image, BOXES, turned=True)
-    for box, crop in zip(BOXES, got, strict=True):
-        x1, y1, x2, y2 = box
-        bw, bh = x2 - x1, y2 - y1
-        xa, xb = int(max(0, np.floor(x1 - CROP_MARGIN * bw))), int(min(640, np.ceil(x2 + CROP_MARGIN * bw)))
-        ya, yb = int(max(0, np.floor(y1 - CROP_MARGIN * bh))), int(min(480, np.ceil(y2 + CROP_MARGIN * bh)))
-        part = image[ya:yb, xa:xb]
-        part = part if bw > bh else np.rot90(part)
-        want = cv2.resize(np.ascontiguousarray(part), (CROP_W, CROP_H), interpolation=cv2.INTER_AREA)
-        assert np.array_equal(crop, want)
-    assert not np.array_equal(got, crop_tiles(image, BOXES))  # the other way from the usual cut
 
 
 def _probs(surest: list[float]) -> np.ndarray:
