@@ -270,12 +270,21 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
     # 新的一晚 asks first; confirmed, the totals start from zero and the old evening can be reopened
     open_expander(browser, "今晚的记分本")
     _evening_shot(browser, "book")
+
     # the table shares the evening first: the picture opens over the book's buttons (CI once
-    # found it open there), and a tap beside it closes it, as on a phone
-    click_key(browser, "share_evening")
-    WebDriverWait(browser, 30).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody] img")
-    )
+    # found it open there), and a tap beside it closes it, as on a phone. A tap that lands while the
+    # page redraws is lost (CI once saw no picture in 30 s): tapped again, as a player would, but
+    # never while the popover is open (a second tap would close it)
+    def tap_share() -> None:
+        if not browser.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody]"):
+            click_key(browser, "share_evening")
+
+    def picture_shown():
+        return WebDriverWait(browser, 15).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=stPopoverBody] img")
+        )
+
+    assert again_until(tap_share, picture_shown, tries=4), "分享这一晚 never showed the evening's picture"
     _tap_until(browser, "new_evening", "开始新的一晚？")
     click_key(browser, "confirm_yes")
     WebDriverWait(browser, 30).until(lambda d: book.standing().totals == dict.fromkeys("ESWN", 0))
