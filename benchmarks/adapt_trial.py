@@ -105,7 +105,7 @@ def main() -> int:
     out = Path(args.out)
     if args.group:
         grouping, name = groups.parse_spec(args.group)
-        members = [p for p in data.split_images(data.REAL_DATASET, "val") if grouping.group_of(p) == name]
+        members = groups.photos_of(data.REAL_DATASET, "val", grouping, name)
     else:
         name = Path(args.data).parent.name
         members = data.split_images(Path(args.data), "train") + data.split_images(Path(args.data), "val")

@@ -105,6 +105,15 @@ def parse_spec(spec: str) -> tuple[Grouping, str]:
     return grouping, name
 
 
+def photos_of(real: Path, split: str, grouping: Grouping, name: str, inside: bool = True) -> list[Path]:
+    """The photos of one split of `real` inside one group (or, `inside=False`, outside it). One
+    selection for every caller (the held-out and point datasets below, benchmarks/adapt_trial.py
+    --group), so a group means the same photos wherever it is named."""
+    from vision.train import data
+
+    return [p for p in data.split_images(real, split) if (grouping.group_of(p) == name) == inside]
+
+
 def split_by_group(real: Path, grouping: Grouping, name: str, out_dir: Path) -> tuple[Path, Path]:
     """Write two linked datasets (vision.train.data.write_dataset, 35 classes) and return their data.yaml:
 
@@ -116,7 +125,7 @@ def split_by_group(real: Path, grouping: Grouping, name: str, out_dir: Path) -> 
     from vision.train import data
 
     def pick(split: str, inside: bool) -> list[tuple[str, Path]]:
-        return [("r", p) for p in data.split_images(real, split) if (grouping.group_of(p) == name) == inside]
+        return [("r", p) for p in photos_of(real, split, grouping, name, inside)]
 
     without = data.write_dataset(
         out_dir / f"without-{name}", {"train": pick("train", False), "val": pick("val", False)}

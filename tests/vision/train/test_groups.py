@@ -65,3 +65,19 @@ def test_tiles_returned_counts_boxes_whatever_their_face():
     assert unsure == pytest.approx(1 / 3)
     assert tile_precision([im]) == pytest.approx(2 / 3)  # one box of three is no tile at all
     assert tile_precision([im.above(2.0)]) == 0.0  # nothing returned: no division by zero
+
+
+def test_photos_of_a_group_are_one_selection_inside_and_out(tmp_path):
+    """adapt_trial --group and the held-out / point datasets read a group through one function."""
+    for split in ("train", "valid"):
+        (tmp_path / split / "images").mkdir(parents=True)
+    for stem in ("a_jpg.rf.00000001", "b_jpg.rf.00000002", "c_jpg.rf.00000003"):
+        _photo(tmp_path / "valid" / "images" / f"{stem}.jpg", (40, 160, 40))
+    _photo(tmp_path / "train" / "images" / "a_jpg.rf.00000004.jpg", (40, 160, 40))
+    (tmp_path / "data.yaml").write_text("path: .\ntrain: train/images\nval: valid/images\nnames: ['t']\n")
+    grouping = groups.Grouping("toy", {"a": "g0", "b": "g1", "c": "g0"})
+    inside = groups.photos_of(tmp_path, "val", grouping, "g0")
+    outside = groups.photos_of(tmp_path, "val", grouping, "g0", inside=False)
+    assert sorted(groups.source_id(p) for p in inside) == ["a", "c"]
+    assert [groups.source_id(p) for p in outside] == ["b"]
+    assert [groups.source_id(p) for p in groups.photos_of(tmp_path, "train", grouping, "g0")] == ["a"]
