@@ -411,8 +411,8 @@ def _jpeg_reduced(source: Path | bytes, im: Image.Image, full_width: int) -> np.
     for (`_draft`), decoded by OpenCV instead; None where Pillow must decode it.
 
     Why: both link libjpeg-turbo and ask it for the same DCT-scaled decode with the same defaults,
-    so the pixels are the same (tests/vision/read/test_imageio.py compares them), but OpenCV gets
-    there about 4 ms sooner on a 12 MP phone photo, a twentieth of the page's upload path (issue 23:
+    so the pixels are the same (tests/vision/read/test_jpeg_reduced.py compares them), but OpenCV gets
+    there 3-4 ms sooner on a 12 MP phone photo, a twentieth of the page's upload path (issue 23:
     ≤ 0.5x the peer). Only a colour JPEG that ends with its end-of-image marker takes this path:
     libjpeg pads a truncated file with grey and OpenCV returns that silently, where Pillow raises,
     and a cut upload must stay one clear refusal. Everything the header check decided (format,
