@@ -390,25 +390,27 @@ def load_image_reduced(
     return reduced.rgb, reduced.scale
 
 
-def _draft(im: Image.Image, min_side: int) -> None:
-    """Ask libjpeg for the smallest DCT-scaled decode whose long side is still >= min_side."""
+def _draft(im: Image.Image, min_side: int) -> int:
+    """Ask libjpeg for the smallest DCT-scaled decode whose long side is still >= min_side; returns
+    the reduction asked for (1: none, the format or mode has no cheap one)."""
     if im.format not in ("JPEG", "MPO") or im.mode not in ("RGB", "L"):
-        return
+        return 1
     width, height = im.size
     factor = 1
     while factor < 8 and max(width, height) // (factor * 2) >= min_side:
         factor *= 2
     if factor > 1:
         im.draft(im.mode, (-(-width // factor), -(-height // factor)))
+    return factor
 
 
 #: libjpeg's DCT-scaled decodes as OpenCV names them (see _jpeg_reduced).
 _CV_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 
 
-def _jpeg_reduced(source: Path | bytes, im: Image.Image, full_width: int) -> np.ndarray | None:
-    """The stored (not yet upright) RGB pixels of a colour JPEG whose reduced decode Pillow was asked
-    for (`_draft`), decoded by OpenCV instead; None where Pillow must decode it.
+def _jpeg_reduced(source: Path | bytes, im: Image.Image, factor: int) -> np.ndarray | None:
+    """The stored (not yet upright) RGB pixels of a colour JPEG whose reduced decode by `factor`
+    Pillow was asked for (`_draft`), decoded by OpenCV instead; None where Pillow must decode it.
 
     Why: both link libjpeg-turbo and ask it for the same DCT-scaled decode with the same defaults,
     so the pixels are the same (tests/vision/read/test_jpeg_reduced.py compares them), but OpenCV gets
@@ -417,10 +419,7 @@ def _jpeg_reduced(source: Path | bytes, im: Image.Image, full_width: int) -> np.
     libjpeg pads a truncated file with grey and OpenCV returns that silently, where Pillow raises,
     and a cut upload must stay one clear refusal. Everything the header check decided (format,
     size limit, orientation) is still Pillow's."""
-    if im.format not in ("JPEG", "MPO") or im.mode != "RGB":
-        return None
-    factor = full_width // max(1, im.size[0])
-    if factor not in _CV_REDUCED or -(-full_width // factor) != im.size[0]:
+    if factor not in _CV_REDUCED or im.mode != "RGB":
         return None
     data = source if isinstance(source, bytes) else source.read_bytes()
     if not data.rstrip(b"\0\r\n ").endswith(b"\xff\xd9"):
@@ -445,8 +444,7 @@ def _decode(
             full_width, full_height = im.size
             fast = None
             if min_side is not None:
-                _draft(im, min_side)
-                fast = _jpeg_reduced(source, im, full_width)
+                fast = _jpeg_reduced(source, im, _draft(im, min_side))
             if fast is None:
                 im.load()  # raises OSError for truncated/corrupt data (LOAD_TRUNCATED_IMAGES stays off)
             orientation = orientation_of(im)
