@@ -68,6 +68,12 @@ class TrainConfig:
         "the classifier also learns `other` from the detector's boxes on no labelled tile of the "
         "synthetic train scenes (complete labels: clutter such as book spines)",
     )
+    cls_boxes_from: str | None = _opt(
+        None,
+        "the classifier also learns from this detector's own boxes on the synthetic train scenes, "
+        "each with the face of the labelled tile it boxes (no backs): the crops it will be handed "
+        "(round 21: the whole standing tile as round 20 boxes it)",
+    )
     detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
     cls_epochs: int = _opt(14, "classifier epochs")

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.classes import OTHER_ID
+from vision.classes import BACK_ID, OTHER_ID
 from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, TileNet, crop_tiles, crops_to_tensor
 from vision.train import data, rows
 
@@ -160,6 +160,72 @@ def other_crops(
                 xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
         x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
         return CropSet(x, np.full(len(x), OTHER_ID, np.int64))
+
+    return _cached_crops(cache, build)
+
+
+#: A detector box is the crop of a labelled tile when they overlap by at least this IoU (the
+#: match every report uses).
+MATCH_IOU = 0.5
+
+
+def label_of_each_box(found: np.ndarray, labelled: np.ndarray, min_iou: float = MATCH_IOU) -> np.ndarray:
+    """Per found box: the index of the labelled tile it boxes, or -1. Best overlaps are paired
+    first, and each box and each tile is paired at most once, so a box across two tiles or a
+    second box on one tile teaches no face."""
+    from vision.train.evaluate import iou_matrix
+
+    out = np.full(len(found), -1, np.int64)
+    if not len(found) or not len(labelled):
+        return out
+    iou = iou_matrix(found, labelled)
+    taken = np.zeros(len(labelled), dtype=bool)
+    for flat in np.argsort(-iou, axis=None, kind="stable"):
+        i, j = divmod(int(flat), len(labelled))
+        if iou[i, j] < min_iou:
+            break
+        if out[i] < 0 and not taken[j]:
+            out[i], taken[j] = j, True
+    return out
+
+
+def box_crops(
+    images: list[Path],
+    find_boxes: Callable[[np.ndarray], np.ndarray],
+    cache: Path | None = None,
+    skip: tuple[int, ...] = (BACK_ID,),
+) -> CropSet:
+    """Crops of a detector's own boxes on labelled photos, each with the face of the labelled tile
+    it boxes (label_of_each_box); boxes on no tile, and tiles of the `skip` classes, give none.
+
+    Why: the classifier reads what the detector boxes, not what the labeller boxed. On standing
+    tiles a detector that boxes the whole tile (face, top and the side seen low: round 20) hands the
+    classifier crops unlike the labelled faces it learnt from, and it reads them less surely
+    (models/MODEL_CARD.md, Stop 40). `back` is skipped by default: today's scenes' light backs
+    taught the classifier to read real 白 as `back` (round 15).
+    """
+    from vision.read.imageio import ImageLoadError, load_image
+
+    def build() -> CropSet:
+        xs, ys = [], []
+        for image in images:
+            try:
+                rgb = load_image(image)
+            except ImageLoadError:
+                continue
+            labels = data.read_labels(data.label_path_for(image))
+            if not labels:
+                continue
+            classes = np.array([b.cls for b in labels], np.int64)
+            boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+            which = label_of_each_box(boxes, data.pixel_boxes(labels, rgb.shape[1], rgb.shape[0]))
+            keep = (which >= 0) & ~np.isin(classes[np.maximum(which, 0)], skip)
+            if keep.any():
+                xs.append(crop_tiles(rgb, boxes[keep], margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+                ys.append(classes[which[keep]])
+        if not xs:
+            return CropSet(np.zeros((0, SRC_H, SRC_W, 3), np.uint8), np.zeros(0, np.int64))
+        return CropSet(np.concatenate(xs), np.concatenate(ys))
 
     return _cached_crops(cache, build)
 

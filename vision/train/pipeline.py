@@ -12,6 +12,7 @@ data and thread count the run is repeatable.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -36,6 +37,7 @@ from vision.train.crops import (
     CropSet,
     as_read,
     augment,
+    box_crops,
     classifier_crops,
     classifier_predictions,
     classifier_probabilities,
@@ -483,6 +485,10 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
     cls_sources = sources + ([drawn] if drawn else [])
     print("classifier sources:", ", ".join(map(str, cls_sources)), flush=True)
     crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
+    if getattr(args, "cls_boxes_from", None):
+        crops = _with_box_crops(
+            crops, Path(args.cls_boxes_from), args.imgsz, run_dir / "classifier", args.seed
+        )
     if args.other_detector and Path(args.other_detector).is_file():
         other_from = (Path(args.other_detector), args.imgsz, run_dir / "classifier")
         flower = getattr(args, "flower_rows", False)
@@ -499,6 +505,31 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
     if getattr(args, "cls_replay", None):
         crops = _with_replay(crops, Path(args.cls_replay))
     return crops
+
+
+#: The most crops of a detector's boxes on the scenes (--cls-boxes-from): as many as any synthetic
+#: source gives (classifier_crops' max_extra), so the real crops still weigh most.
+BOX_CROPS_MAX = 7000
+
+
+def _with_box_crops(crops: CropSet, detector: Path, imgsz: int, cache_dir: Path, seed: int) -> CropSet:
+    """`crops` plus at most BOX_CROPS_MAX crops of `detector`'s boxes on the cached synthetic train
+    scenes, each with its labelled tile's face (vision.train.crops.box_crops; their labels are
+    complete, and seat scenes show standing tiles). Cached per detector file's contents."""
+    scenes = point_scenes(None)
+    if scenes is None:
+        raise SystemExit(f"--cls-boxes-from needs the synthetic scenes in {data.SYNTH_DIR} (vision synth)")
+    if not detector.is_file():
+        raise SystemExit(f"--cls-boxes-from: no detector weights at {detector}")
+    digest = hashlib.sha256(detector.read_bytes()).hexdigest()[:12]
+    shots = data.split_images(scenes, "train")
+    found = box_crops(shots, detector_boxes(detector, imgsz), cache_dir / f"crops_boxes_{digest}.npz")
+    pick = np.random.default_rng(seed).permutation(len(found.y))[:BOX_CROPS_MAX]
+    print(
+        f"crops of {detector}'s boxes: {len(found.y)} on labelled tiles of {len(shots)} scenes, {len(pick)} kept",
+        flush=True,
+    )
+    return CropSet(np.concatenate([crops.x, found.x[pick]]), np.concatenate([crops.y, found.y[pick]]))
 
 
 #: The most `other` crops an epoch from the synthetic scenes' clutter (--other-scenes, repeats
