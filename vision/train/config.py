@@ -80,6 +80,11 @@ class TrainConfig:
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")
     cls_lr: float = _opt(3e-3, "classifier peak learning rate (one-cycle)")
+    cls_low_res: float = _opt(
+        0.0,
+        "share of the classifier's training crops that lose resolution (each axis down to 0.35-1 "
+        "and back up) as a squeezed export or a far tile reaches it; 0: as before",
+    )
     cls_new_only: bool = _opt(
         False,
         "with --cls-init: only the outputs it lacks learn (the `flower` of --flower-rows); its "

@@ -249,12 +249,13 @@ def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
     return CropSet(x, y)
 
 
-def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+def augment(batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0) -> torch.Tensor:
     """Random geometry + colour on a batch of wide crops (N x 3 x SRC_H x SRC_W, 0..1) -> CROP size.
 
     Mirror (the real train set holds flipped photos, so mirrored characters must read the same),
     180-degree turns (tiles face the camera either way up), rare 90-degree turns (square-ish boxes),
-    small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts.
+    small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts;
+    with `low_res` > 0 that share of the crops also loses resolution (lose_resolution).
     """
     n = batch.shape[0]
 
@@ -278,6 +279,7 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     theta[:, 1, 2] = u(-0.07, 0.07)
     grid = F.affine_grid(theta, (n, 3, CROP_H, CROP_W), align_corners=False)
     out = F.grid_sample(batch, grid, padding_mode="border", align_corners=False)
+    out = lose_resolution(out, low_res, gen)
     gain = u(0.6, 1.35).view(n, 1, 1, 1) * (1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=gen) - 0.5))
     mean = out.mean(dim=(1, 2, 3), keepdim=True)
     contrast = u(0.7, 1.3).view(n, 1, 1, 1)
@@ -287,6 +289,34 @@ def augment(batch: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
     out = out + 0.02 * torch.randn(out.shape, generator=gen)
     return out.clamp_(0, 1)
+
+
+#: The least share of a crop's width or height kept by lose_resolution (each axis drawn apart).
+LOW_RES_LEAST = 0.35
+
+
+def lose_resolution(batch: torch.Tensor, share: float, gen: torch.Generator) -> torch.Tensor:
+    """`share` of the crops (N x 3 x H x W) resampled down to fx by fy of their size (each uniform
+    in LOW_RES_LEAST..1, area) and back up (bilinear); the rest as they are.
+
+    Why: the reader cuts every crop from the photo as it came, so a tile of a 16:9 frame that was
+    exported stretched into a square reaches the classifier with 0.56 of its width in pixels, and a
+    far tile with few pixels either way; the training crops, cut from labelled boxes of 640 px
+    photos and resampled once, rarely look like that. Each axis is drawn apart because an export
+    squeezes one. `share` 0 draws nothing, so earlier recipes keep their random stream.
+    """
+    if share <= 0:
+        return batch
+    n, _, h, w = batch.shape
+    pick = torch.rand(n, generator=gen) < share
+    fx = torch.rand(n, generator=gen) * (1 - LOW_RES_LEAST) + LOW_RES_LEAST
+    fy = torch.rand(n, generator=gen) * (1 - LOW_RES_LEAST) + LOW_RES_LEAST
+    out = batch.clone()
+    for i in torch.nonzero(pick).flatten().tolist():
+        size = (max(2, round(h * float(fy[i]))), max(2, round(w * float(fx[i]))))
+        small = F.interpolate(batch[i : i + 1], size=size, mode="area")
+        out[i : i + 1] = F.interpolate(small, size=(h, w), mode="bilinear", align_corners=False)
+    return out
 
 
 def as_read(wide: np.ndarray) -> np.ndarray:
