@@ -184,7 +184,17 @@ MID_SIDE = 1536
 #: their aspect ratio distorted: dataset exports and some apps stretch every image to a square, so a
 #: column of tiles turns into bars 10x wider than high, which the detector (trained on tiles of
 #: normal proportions) does not see as tiles. Squeezing the view by the right factor restores them.
-ASPECT_VIEWS: tuple[tuple[int, int], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
+ASPECT_VIEWS: tuple[tuple[float, float], ...] = ((4, 1), (8, 1), (1, 4), (1, 8))
+
+
+def aspect_views_of(op: OperatingPoint) -> tuple[tuple[float, float], ...]:
+    """The aspect views a reader tries: ASPECT_VIEWS, then the mild pair of OperatingPoint.mild_view
+    (squeezed 1 / mild_view in width, then in height) when it has one."""
+    if op.mild_view <= 0:
+        return ASPECT_VIEWS
+    k = 1.0 / op.mild_view
+    return (*ASPECT_VIEWS, (k, 1.0), (1.0, k))
+
 
 #: An aspect view replaces the photo as it is only if it reads at least this many times the
 #: confident-tile mass AND at least ASPECT_GAIN more (sum of tile confidences at the operating point).
@@ -304,7 +314,7 @@ class PhotoPixels:
 
 
 def _detector_view(
-    image: np.ndarray, imgsz: int, squeeze: tuple[int, int] = (1, 1)
+    image: np.ndarray, imgsz: int, squeeze: tuple[float, float] = (1, 1)
 ) -> tuple[np.ndarray, float, float]:
     """Downscale with area averaging (ultralytics' bilinear resize aliases badly on big photos) to the
     detector's size, squeezed by `squeeze` (x, y); returns the BGR view and the x and y scales from
@@ -326,7 +336,7 @@ class _ViewReading:
     det_cls: np.ndarray
     probs: np.ndarray | None
     #: The view's squeeze (x, y): how the boxes looked to the detector (see ASPECT_VIEWS).
-    squeeze: tuple[int, int] = (1, 1)
+    squeeze: tuple[float, float] = (1, 1)
     #: The reader's OperatingPoint.flower_at_least (tile_and_face).
     flower_at_least: float = 0.0
 
@@ -371,7 +381,7 @@ def _read_view(
     mid: np.ndarray,
     mid_scale: float,
     size: tuple[int, int],
-    squeeze: tuple[int, int],
+    squeeze: tuple[float, float],
     floor: float,
 ) -> _ViewReading:
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
@@ -493,16 +503,17 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
     base = plain.score(tm.tile_conf)
-    if not (aspect_views and ASPECT_VIEWS) or not plain.looks_distorted(tm.tile_conf):
+    views = aspect_views_of(tm.op)
+    if not (aspect_views and views) or not plain.looks_distorted(tm.tile_conf):
         return plain
     bar = switch_bar(base)
-    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf) for sq in ASPECT_VIEWS]
+    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf) for sq in views]
     others = [_with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= bar else o for o in others]
     pick = choose_view(base, [o.score(tm.tile_conf) for o in others])
     if pick < 0:
         return plain
     if floor < tm.tile_conf:
-        return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, ASPECT_VIEWS[pick], floor))
+        return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, views[pick], floor))
     return others[pick]
 
 

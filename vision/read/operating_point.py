@@ -44,6 +44,13 @@ class OperatingPoint:
     #: that an export widened 15x is a bar, turned sideways by the landscape rule, then squashed
     #: into the portrait crop. 0.0: never (every model.json before it); 1.0: every such box.
     turn_below: float = 0.0
+    #: The share of one side an extra pair of aspect views keeps (0.5: the photo squeezed 2x in
+    #: width, and 2x in height, beside ASPECT_VIEWS' 4x and 8x); 0.0: none (every model.json before
+    #: it). Why: a 16:9 frame exported into a square (riichi-standing-dev's 2560x1440 screenshots at
+    #: 640x640) narrows each tile 1.78x; the 4x view overshoots it, and the plain view misses most of
+    #: its tiles (vision.read.detect.aspect_views_of). Read only where the plain view looks
+    #: distorted, kept only where choose_view prefers it, as every aspect view.
+    mild_view: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

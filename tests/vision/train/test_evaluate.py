@@ -174,7 +174,7 @@ def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(t
 
 
 def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
-    """`train --stage ship` writes a model.json with the shipped reader's tta_below and turn_below,
+    """`train --stage ship` writes a model.json with the shipped reader's tta_below, turn_below and mild_view,
     not the module defaults: a new round is judged on its weights, not on a silently reset setting."""
     from vision.read import manifest
     from vision.train.pipeline import ship, shipped_op
@@ -182,7 +182,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
     shipped = json.loads((MODELS / "model.json").read_text())
     (tmp_path / "shipped").mkdir()
     (tmp_path / "shipped" / "model.json").write_text(
-        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7})
+        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25})
     )
     kept = shipped_op(tmp_path / "shipped")
     assert kept.tta_below == 0.4 and kept.turn_below == 0.7 and kept.tile_conf == shipped["tile_conf"]
@@ -195,7 +195,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
         kept=kept,
     )
     op = manifest.read(out).op
-    assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.tile_conf == 0.5
+    assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.mild_view == 0.25 and op.tile_conf == 0.5
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
 
 
