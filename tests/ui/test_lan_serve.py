@@ -191,13 +191,22 @@ def test_after_the_pin_the_page_its_websocket_and_uploads_go_through(served):
     r, body = served.request("GET", "/", headers={"Cookie": cookie})
     assert r.status == 200 and b"Streamlit" in body and "请输入".encode() not in body
     ws = pytest.importorskip("websockets.sync.client")
-    with ws.connect(
-        f"wss://127.0.0.1:{served.port}/_stcore/stream",
-        ssl=served.ctx,
-        additional_headers={"Cookie": cookie, "Origin": f"https://127.0.0.1:{served.port}"},
-        subprotocols=["streamlit"],
-        open_timeout=20,
-    ) as conn:
+    started = time.monotonic()
+    try:
+        conn = ws.connect(
+            f"wss://127.0.0.1:{served.port}/_stcore/stream",
+            ssl=served.ctx,
+            additional_headers={"Cookie": cookie, "Origin": f"https://127.0.0.1:{served.port}"},
+            subprotocols=["streamlit"],
+            open_timeout=20,
+        )
+    except TimeoutError:  # seen once in CI (stop 40): say what the server said, for whoever sees it next
+        health = served.request("GET", "/_stcore/health", headers={"Cookie": cookie})
+        pytest.fail(
+            f"no websocket answer in {time.monotonic() - started:.1f} s; health then: {health[0].status} "
+            f"{health[1][:40]!r}; server output:\n" + "".join(served.output)[-3000:]
+        )
+    with conn:
         assert conn.response.status_code == 101
     r, body = served.request(
         "PUT", "/_stcore/upload_file/s/f", b"x", {"Cookie": cookie, "Content-Type": "text/plain"}

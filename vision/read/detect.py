@@ -203,8 +203,9 @@ def aspect_views_of(op: OperatingPoint) -> tuple[tuple[float, float], ...]:
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
 #: The aspect views are computed only when the plain view says the photo may be distorted: fewer
 #: than ASPECT_MIN_TILES confident tiles, or tiles whose median long/short side ratio exceeds
-#: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest aspect
-#: view) it is at least 3:1, so ordinary photos skip four detector passes that could not win.
+#: ASPECT_MAX_RATIO. A tile face is 4:3 whichever way it lies; squeezed 4x (the mildest of
+#: ASPECT_VIEWS) it is at least 3:1, and 2x (the mild pair, OperatingPoint.mild_view) 2.7:1, so
+#: ordinary photos skip detector passes that could not win.
 ASPECT_MIN_TILES, ASPECT_MAX_RATIO = 4, 2.5
 #: A box counts towards its view's score only if its long side is at most this many times its short
 #: side in that view: a tile is 4:3, foreshortened on a table seen low perhaps 2:1; the half tiles

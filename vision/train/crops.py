@@ -201,8 +201,9 @@ def box_crops(
     Why: the classifier reads what the detector boxes, not what the labeller boxed. On standing
     tiles a detector that boxes the whole tile (face, top and the side seen low: round 20) hands the
     classifier crops unlike the labelled faces it learnt from, and it reads them less surely
-    (models/MODEL_CARD.md, Stop 40). `back` is skipped by default: today's scenes' light backs
-    taught the classifier to read real 白 as `back` (round 15).
+    (models/MODEL_CARD.md, Stop 40; round 21 learnt these crops of the scenes and read the unseen
+    print worse, Stop 41). `back` is skipped by default: today's scenes' light backs taught the
+    classifier to read real 白 as `back` (round 15).
     """
     from vision.read.imageio import ImageLoadError, load_image
 
@@ -299,10 +300,11 @@ def lose_resolution(batch: torch.Tensor, share: float, gen: torch.Generator) -> 
     """`share` of the crops (N x 3 x H x W) resampled down to fx by fy of their size (each uniform
     in LOW_RES_LEAST..1, area) and back up (bilinear); the rest as they are.
 
-    Why: the reader cuts every crop from the photo as it came, so a tile of a 16:9 frame that was
-    exported stretched into a square reaches the classifier with 0.56 of its width in pixels, and a
-    far tile with few pixels either way; the training crops, cut from labelled boxes of 640 px
-    photos and resampled once, rarely look like that. Each axis is drawn apart because an export
+    Why it was tried (round 22, --cls-low-res; not shipped, models/MODEL_CARD.md Stop 41): a tile
+    of a 16:9 frame exported into a square has 0.56 of its width in pixels, a far tile few either
+    way, and the training crops rarely look like that. Said there too: for the export the premise
+    was wrong, as a crop is resized to the classifier's size whatever its box, so the export and the
+    frame resized back give nearly the same crop. Each axis is drawn apart because an export
     squeezes one. `share` 0 draws nothing, so earlier recipes keep their random stream.
     """
     if share <= 0:
