@@ -143,25 +143,45 @@ def other_crops(
     classifier must name them as one of the 35 faces, and the page would show a tile that is not
     in play. Detector boxes (not labels) are the only boxes these tiles have.
     """
+
+    def classes_of(image: Path, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        chosen = np.ones(len(boxes), dtype=bool) if keep is None else keep(boxes, _labelled(image, rgb)[0])
+        return np.where(chosen, OTHER_ID, -1)
+
+    return _cached_crops(cache, lambda: _found_crops(images, find_boxes, classes_of))
+
+
+def _labelled(image: Path, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled tiles of `image`: their boxes in `rgb`'s pixels and their class ids."""
+    labels = data.read_labels(data.label_path_for(image))
+    classes = np.array([b.cls for b in labels], np.int64)
+    return data.pixel_boxes(labels, rgb.shape[1], rgb.shape[0]), classes
+
+
+def _found_crops(
+    images: list[Path],
+    find_boxes: Callable[[np.ndarray], np.ndarray],
+    classes_of: Callable[[Path, np.ndarray, np.ndarray], np.ndarray],
+) -> CropSet:
+    """Training crops (SRC_MARGIN, SRC size) of the boxes `find_boxes` finds in each photo, each with
+    the class `classes_of(image, rgb, boxes)` gives it (-1: no crop). One loop for other_crops and
+    box_crops; a photo that cannot be read is skipped."""
     from vision.read.imageio import ImageLoadError, load_image
 
-    def build() -> CropSet:
-        xs = []
-        for image in images:
-            try:
-                rgb = load_image(image)
-            except ImageLoadError:
-                continue
-            boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
-            if keep is not None:
-                labelled = data.read_labels(data.label_path_for(image))
-                boxes = boxes[keep(boxes, data.pixel_boxes(labelled, rgb.shape[1], rgb.shape[0]))]
-            if len(boxes):
-                xs.append(crop_tiles(rgb, boxes, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
-        x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
-        return CropSet(x, np.full(len(x), OTHER_ID, np.int64))
-
-    return _cached_crops(cache, build)
+    xs, ys = [], []
+    for image in images:
+        try:
+            rgb = load_image(image)
+        except ImageLoadError:
+            continue
+        boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
+        classes = np.asarray(classes_of(image, rgb, boxes), np.int64)
+        if (classes >= 0).any():
+            xs.append(crop_tiles(rgb, boxes[classes >= 0], margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+            ys.append(classes[classes >= 0])
+    if not xs:
+        return CropSet(np.zeros((0, SRC_H, SRC_W, 3), np.uint8), np.zeros(0, np.int64))
+    return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
 #: A detector box is the crop of a labelled tile when they overlap by at least this IoU (the
@@ -205,30 +225,13 @@ def box_crops(
     print worse, Stop 41). `back` is skipped by default: today's scenes' light backs taught the
     classifier to read real 白 as `back` (round 15).
     """
-    from vision.read.imageio import ImageLoadError, load_image
 
-    def build() -> CropSet:
-        xs, ys = [], []
-        for image in images:
-            try:
-                rgb = load_image(image)
-            except ImageLoadError:
-                continue
-            labels = data.read_labels(data.label_path_for(image))
-            if not labels:
-                continue
-            classes = np.array([b.cls for b in labels], np.int64)
-            boxes = np.asarray(find_boxes(rgb), np.float64).reshape(-1, 4)
-            which = label_of_each_box(boxes, data.pixel_boxes(labels, rgb.shape[1], rgb.shape[0]))
-            keep = (which >= 0) & ~np.isin(classes[np.maximum(which, 0)], skip)
-            if keep.any():
-                xs.append(crop_tiles(rgb, boxes[keep], margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
-                ys.append(classes[which[keep]])
-        if not xs:
-            return CropSet(np.zeros((0, SRC_H, SRC_W, 3), np.uint8), np.zeros(0, np.int64))
-        return CropSet(np.concatenate(xs), np.concatenate(ys))
+    def classes_of(image: Path, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        labelled, classes = _labelled(image, rgb)
+        face = np.append(classes, -1)[label_of_each_box(boxes, labelled)]  # index -1: on no tile
+        return np.where(np.isin(face, skip), -1, face)
 
-    return _cached_crops(cache, build)
+    return _cached_crops(cache, lambda: _found_crops(images, find_boxes, classes_of))
 
 
 def detector_boxes(weights: Path, imgsz: int, conf: float = 0.3) -> Callable[[np.ndarray], np.ndarray]:

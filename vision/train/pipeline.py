@@ -12,7 +12,6 @@ data and thread count the run is repeatable.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -28,6 +27,7 @@ from vision import _env
 from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, OTHER_ID, OUTPUT_NAMES
 from vision.read import manifest, safe_weights
 from vision.read.detect import MODELS_DIR
+from vision.read.onnx_run import weights_sha256
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.tilenet import TileNet, classifier_outputs, from_state
 from vision.train import data, replay
@@ -523,7 +523,7 @@ def _with_box_crops(crops: CropSet, detector: Path, imgsz: int, cache_dir: Path,
         raise SystemExit(f"--cls-boxes-from needs the synthetic scenes in {data.SYNTH_DIR} (vision synth)")
     if not detector.is_file():
         raise SystemExit(f"--cls-boxes-from: no detector weights at {detector}")
-    digest = hashlib.sha256(detector.read_bytes()).hexdigest()[:12]
+    digest = weights_sha256(detector)[:12]
     shots = data.split_images(scenes, "train")
     found = box_crops(shots, detector_boxes(detector, imgsz), cache_dir / f"crops_boxes_{digest}.npz")
     pick = np.random.default_rng(seed).permutation(len(found.y))[:BOX_CROPS_MAX]
