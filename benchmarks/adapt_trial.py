@@ -96,6 +96,13 @@ def main() -> int:
     ap.add_argument("--model", required=True, help="base model.json")
     ap.add_argument("--photos", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--only",
+        default=None,
+        help="keep only photos whose file name holds one of these comma-separated strings "
+        "(a session of the set: tune a recipe on one session, report it on another)",
+    )
+    ap.add_argument("--learnt-confs", default=None, help="comma-separated learnt_conf values the check tries")
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--detector-epochs", type=int, default=None, help="0: the classifier only")
     ap.add_argument("--detector-lr", type=float, default=None)
@@ -110,6 +117,11 @@ def main() -> int:
         name = Path(args.data).parent.name
         members = data.split_images(Path(args.data), "train") + data.split_images(Path(args.data), "val")
         members = list(dict.fromkeys(members))
+    if args.only:
+        keys = [k for k in args.only.split(",") if k]
+        members = [p for p in members if any(k in p.name for k in keys)]
+        if len(members) <= args.photos:
+            ap.error(f"--only {args.only}: {len(members)} photos, need more than --photos {args.photos}")
     if args.camera_aspect:
         members = at_aspect(members, args.camera_aspect, out / "photos")
     rng = np.random.default_rng(args.seed)
@@ -127,6 +139,8 @@ def main() -> int:
         config.detector_lr = args.detector_lr
     if args.detector_frozen is not None:
         config.detector_frozen = args.detector_frozen
+    if args.learnt_confs:
+        config.learnt_confs = tuple(float(c) for c in args.learnt_confs.split(","))
     t0 = time.perf_counter()
     adapted = adapt(out / "labelled", out / "model", base=args.model, config=config)
     seconds = time.perf_counter() - t0
@@ -135,7 +149,12 @@ def main() -> int:
         "learn_photos": [p.name for p in learn],
         "test_photos": len(test),
         "adapt_seconds": round(seconds, 1),
-        "detector": {k: getattr(config, k) for k in ("detector_epochs", "detector_lr", "detector_frozen")},
+        "only": args.only,
+        "detector": {
+            k: getattr(config, k)
+            for k in ("detector_epochs", "detector_lr", "detector_frozen", "learnt_confs")
+        },
+        "kept": json.loads(adapted.read_text(encoding="utf-8")).get("adapt", {}),
         "base": measure(Path(args.model), test_yaml),
         "adapted": measure(adapted, test_yaml),
     }

@@ -186,6 +186,38 @@ def test_a_stage_that_reads_unseen_photos_worse_is_not_kept(tmp_path, monkeypatc
     assert "原来" in read_progress(path.parent)["message_zh"]
 
 
+def test_a_tie_keeps_the_learnt_detector_when_the_base_needs_fixes(tmp_path, monkeypatch):
+    """When the held-out photos need as few fixes with the learnt detector as with the faces alone,
+    and the base needed more, the learnt detector is kept (its boxes only add tiles the base did not
+    find; the tiles it finds are on the photos the base reads worst), read from its highest tried
+    confidence. Stop 42 on riichi-standing-dev: ties to the smaller change had dropped it."""
+    from vision.train import adapt as adapt_module
+
+    saved = _saved_photos(tmp_path / "labelled")
+    base = load_model(DEFAULT_MODEL)
+
+    def fixes(tm, photos, decoded=None):
+        return 5 if tm.learnt is None and tm.classifier is base.classifier else 3
+
+    monkeypatch.setattr(adapt_module, "fixes_needed", fixes)
+    config = AdaptConfig(steps=1, player_views=1, bank_views=1, detector_epochs=1)
+    meta = json.loads(adapt(saved, tmp_path / "mine", config=config).read_text())
+    assert meta["adapt"]["fixes_on_unseen_photos"] == {"base": 10, "faces": 6, "faces+tiles": 6}
+    assert meta["adapt"]["kept"] == "faces+tiles" and meta["learnt_detector"] == "learnt_detector.pt"
+    assert meta["learnt_conf"] == max(config.learnt_confs)
+
+
+def test_a_tie_with_nothing_to_fix_keeps_the_smallest_change():
+    """Where the base already reads the held-out photos without a fix there is nothing to learn:
+    a tie keeps the base, then the faces; otherwise the stage that learnt more ranks first."""
+    from vision.train.adapt import KEEP_BASE, KEEP_BOTH, KEEP_FACES, _tie_rank
+
+    stages = [KEEP_BASE, KEEP_FACES, KEEP_BOTH]
+    calm = sorted(stages, key=lambda s: _tie_rank(stages, s, needs_fixing=False))
+    assert calm == [KEEP_BASE, KEEP_FACES, KEEP_BOTH]
+    assert sorted(stages, key=lambda s: _tie_rank(stages, s, needs_fixing=True)) == calm[::-1]
+
+
 def test_the_check_decodes_each_held_out_photo_once(tmp_path, monkeypatch):
     """fixes_needed reads a photo as the page does (PhotoPixels) and, given the check's `decoded`,
     decodes it once for every model and point it is read with; the count is the same either way."""
