@@ -27,6 +27,13 @@ def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
 
 
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """M[i, j] = intersection over union of box a[i] and box b[j] (0 where both are empty)."""
+    inter = intersections(a, b)
+    union = areas(a)[:, None] + areas(b)[None, :] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
+
+
 def overlap_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """M[i, j] = intersection of a[i] and b[j] over the smaller of their two areas (1 when one lies
     inside the other, whatever their sizes)."""

@@ -24,7 +24,7 @@ import numpy as np
 from vision import _env
 from vision.classes import CLASS_NAMES, FLOWER_ID, NUM_CLASSES
 from vision.read import manifest, onnx_run, safe_weights
-from vision.read.boxes import elongation, overlap_share
+from vision.read.boxes import elongation, iou_matrix, overlap_share
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.suppress import keep_one_per_tile
@@ -84,6 +84,8 @@ class TileModel:
     #: the detector confidence from which its boxes are added (vision.read.manifest).
     learnt: object | None = None
     learnt_conf: float = 0.5
+    #: Above 0: base boxes the learnt detector does not confirm are dropped (vision.read.manifest).
+    learnt_veto: float = 0.0
 
     @property
     def conf(self) -> float:
@@ -154,7 +156,9 @@ def _load_cached(path: str) -> TileModel:
             classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
-        return TileModel(detector, classifier, m.op, m.det_imgsz, p, meta, learnt, m.learnt_conf)
+        return TileModel(
+            detector, classifier, m.op, m.det_imgsz, p, meta, learnt, m.learnt_conf, m.learnt_veto
+        )
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
     meta = json.loads(side.read_text()) if side.is_file() else {}
@@ -424,8 +428,21 @@ def _with_learnt(
     returned 49.5 %). So the base's boxes stay as they are, and a learnt box at or above its own
     `learnt_conf` that overlaps no box the base found (detector confidence at the operating point;
     LEARNT_NEW_OVERLAP) is added, its confidence mapped onto [tile_conf, 1]. A doubtful base box
-    under the operating point that such a box covers gives way to it."""
-    boxes, conf, cls = _boxes_of(tm.learnt, view, tm.det_imgsz, tm.learnt_conf, tm.op.nms_iou)
+    under the operating point that such a box covers gives way to it.
+
+    With `learnt_veto` (chosen by adapt's check, never by default) the learnt detector also says
+    where there is no tile: it learnt from the player's corrections that the books behind that
+    table are none, which the base detector boxes at its operating point (riichi-standing-dev:
+    nearly every box that was no tile after adapting was the base's, on the shelf;
+    models/MODEL_CARD.md stop 42). A base box it does not confirm with a box of its own at or above
+    `learnt_veto` (IoU >= 0.5) is dropped."""
+    floor = min(tm.learnt_conf, tm.learnt_veto) if tm.learnt_veto > 0 else tm.learnt_conf
+    boxes, conf, cls = _boxes_of(tm.learnt, view, tm.det_imgsz, floor, tm.op.nms_iou)
+    if tm.learnt_veto > 0:
+        confirmed = iou_matrix(base[0], boxes[conf >= tm.learnt_veto]).max(1, initial=0.0) >= 0.5
+        base = (base[0][confirmed], base[1][confirmed], base[2][confirmed])
+        at_point = conf >= tm.learnt_conf
+        boxes, conf, cls = boxes[at_point], conf[at_point], cls[at_point]
     if not len(boxes):
         return base
     b_boxes, b_conf, b_cls = base

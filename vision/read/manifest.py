@@ -46,6 +46,10 @@ class ModelManifest:
     #: missed, and cannot lose one it found (vision.read.detect._read_view).
     learnt_detector: str | None = None
     learnt_conf: float = 0.5
+    #: Above 0, the learnt detector also says where the player's table has no tile: a base box it
+    #: does not confirm (no box of its own at or above this confidence with IoU >= 0.5) is dropped
+    #: (vision.read.detect._with_learnt). 0: every base box stays.
+    learnt_veto: float = 0.0
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -58,6 +62,7 @@ class ModelManifest:
         if not self.learnt_detector:
             d.pop("learnt_detector")
             d.pop("learnt_conf")
+            d.pop("learnt_veto")
         return {**d, **self.op.to_json(), **extra}
 
 
@@ -87,6 +92,7 @@ def from_dict(d: dict) -> ModelManifest:
             raise ModelFileError(f"`{key}` must be the weights file's name, or absent")
     try:
         learnt_conf = unit_value("learnt_conf", d.get("learnt_conf", 0.5))
+        learnt_veto = unit_value("learnt_veto", d.get("learnt_veto", 0.0))
     except ValueError as exc:
         raise ModelFileError(str(exc)) from exc
     version = d.get("format_version", 1)
@@ -110,7 +116,7 @@ def from_dict(d: dict) -> ModelManifest:
     try:
         m = ModelManifest(**kw, op=op, extra=extra)
         m.det_imgsz = int(m.det_imgsz)
-        m.learnt_conf = learnt_conf
+        m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto
     except TypeError as exc:
         raise ModelFileError(f"bad model.json field: {exc}") from exc
     check_classes(m)

@@ -90,6 +90,10 @@ class AdaptConfig:
     #: added boxes that were no tile (riichi-standing-dev session 02, seed 2: tile precision 0.806 ->
     #: 0.792 where 0.55 gave 0.827; models/MODEL_CARD.md stop 42).
     learnt_confs: tuple[float, ...] = (0.4, 0.55)
+    #: Whether the learnt detector may also drop base boxes it does not confirm (0: never; else its
+    #: confidence that confirms one: vision.read.manifest.ModelManifest.learnt_veto). The check tries
+    #: each; ties keep the highest (fewest boxes).
+    learnt_vetoes: tuple[float, ...] = (0.0, 0.25)
 
 
 #: TileNet layers kept as they are: everything up to the last conv block (indices of
@@ -420,8 +424,8 @@ def _adapt(
     points = sorted({base_point, *(t for t in config.tile_confs if t <= base_point)})
     fixes: dict[str, int] = {}
     by_point: dict[str, dict[float, int]] = {}
-    by_learnt: dict[float, int] = dict.fromkeys(config.learnt_confs, 0)
-    point, learnt_conf = base_point, config.learnt_confs[-1]
+    by_learnt: dict[tuple[float, float], int] = {}
+    point, learnt_conf, learnt_veto = base_point, config.learnt_confs[-1], config.learnt_vetoes[-1]
     try:
         kept = candidates[-1]
         if config.cross_check and len(photos) >= 2:
@@ -429,7 +433,8 @@ def _adapt(
             # what adapting does to this player's photos (a model always reads its own lessons well).
             by_point = {c: dict.fromkeys(points, 0) for c in candidates}
 
-            per_learnt = {(t, c): 0 for t in points for c in config.learnt_confs}
+            learnt_ways = [(c, v) for c in config.learnt_confs for v in config.learnt_vetoes]
+            per_learnt = {(t, c, v): 0 for t in points for c, v in learnt_ways}
             decoded: dict[Path, PhotoPixels] = {}  # each held-out photo decoded once for all readings
 
             def count(stage: str, tm: TileModel, photo: Path) -> None:
@@ -437,9 +442,9 @@ def _adapt(
                     if stage != KEEP_BOTH:
                         by_point[stage][t] += fixes_needed(at_point(tm, t), [photo], decoded)
                         continue
-                    for c in config.learnt_confs:
-                        per_learnt[t, c] += fixes_needed(
-                            at_point(replace(tm, learnt_conf=c), t), [photo], decoded
+                    for c, v in learnt_ways:
+                        per_learnt[t, c, v] += fixes_needed(
+                            at_point(replace(tm, learnt_conf=c, learnt_veto=v), t), [photo], decoded
                         )
 
             for k in range(len(photos)):
@@ -459,7 +464,7 @@ def _adapt(
                 count(KEEP_FACES, replace(base_model, classifier=tried.classifier), photos[k])
             if KEEP_BOTH in candidates:
                 for t in points:
-                    by_point[KEEP_BOTH][t] = min(per_learnt[t, c] for c in config.learnt_confs)
+                    by_point[KEEP_BOTH][t] = min(per_learnt[t, c, v] for c, v in learnt_ways)
             kept, point = min(
                 ((c, t) for c in candidates for t in points),
                 key=lambda ct: (
@@ -470,9 +475,9 @@ def _adapt(
             )
             fixes = {c: min(by_point[c].values()) for c in candidates}
             if KEEP_BOTH in candidates:
-                by_learnt = {c: per_learnt[point, c] for c in config.learnt_confs}
-                # fewest fixes; a tie keeps the highest learnt point (the fewest boxes added)
-                learnt_conf = min(config.learnt_confs, key=lambda c: (by_learnt[c], -c))
+                by_learnt = {cv: per_learnt[(point, *cv)] for cv in learnt_ways}
+                # fewest fixes; a tie keeps the highest learnt point, then the veto (the fewest boxes)
+                learnt_conf, learnt_veto = min(learnt_ways, key=lambda cv: (by_learnt[cv], -cv[0], -cv[1]))
         progress(
             "train",
             0.65,
@@ -499,7 +504,7 @@ def _adapt(
             shutil.copyfile(base_path.parent / name, out_dir / name)
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
     m.learnt_detector = LEARNT_DETECTOR if kept == KEEP_BOTH else None
-    m.learnt_conf = learnt_conf
+    m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto if kept == KEEP_BOTH else 0.0
     m.op = at_point(base_model, point).op
     m.extra = {
         **{k: v for k, v in m.extra.items() if k not in ("sources",)},
@@ -513,7 +518,7 @@ def _adapt(
             "kept": kept,
             "fixes_on_unseen_photos": fixes,
             "fixes_by_tile_conf": {c: {f"{t:g}": n for t, n in v.items()} for c, v in by_point.items()},
-            "fixes_by_learnt_conf": {f"{c:g}": n for c, n in by_learnt.items()} if by_point else {},
+            "fixes_by_learnt": {f"conf {c:g} veto {v:g}": n for (c, v), n in by_learnt.items()},
             "tile_conf_from": base_point,
         },
     }

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.read.boxes import areas, intersections
+from vision.read.boxes import iou_matrix
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 MISSED = "(missed)"
@@ -57,13 +57,6 @@ class ImageResult:
             None if self.pred_tile is None else self.pred_tile[keep],
             None if self.pred_unsure is None else self.pred_unsure[keep],
         )
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of boxes a (N x 4) and b (M x 4), xyxy."""
-    inter = intersections(a, b)
-    union = areas(a)[:, None] + areas(b)[None, :] - inter
-    return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
 
 
 def match_predictions(

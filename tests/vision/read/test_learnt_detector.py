@@ -1,6 +1,7 @@
 """A player's model reads the base detector and the learnt one side by side: the learnt detector's
-boxes are added where the base found nothing, and never take a tile away (vision.read.detect,
-`_with_learnt`; written by vision.train.adapt, named in model.json as `learnt_detector`)."""
+boxes are added where the base found nothing, and take a base box away only where adapt's check
+kept the veto (vision.read.detect, `_with_learnt`; written by vision.train.adapt, named in
+model.json as `learnt_detector`, `learnt_conf`, `learnt_veto`)."""
 
 from dataclasses import replace
 from types import SimpleNamespace
@@ -28,10 +29,20 @@ class FakeDetector:
         return [SimpleNamespace(boxes=boxes)]
 
 
-def _model(base_rows, learnt_rows=None, learnt_conf=0.5) -> reader.TileModel:
+def _model(base_rows, learnt_rows=None, learnt_conf=0.5, learnt_veto=0.0) -> reader.TileModel:
     op = OperatingPoint(conf=0.45, tile_conf=0.45)
     learnt = FakeDetector(learnt_rows) if learnt_rows is not None else None
-    return reader.TileModel(FakeDetector(base_rows), None, op, 384, None, {}, learnt, learnt_conf)  # type: ignore[arg-type]
+    return reader.TileModel(
+        FakeDetector(base_rows),
+        None,
+        op,
+        384,
+        None,
+        {},
+        learnt,
+        learnt_conf,
+        learnt_veto,  # type: ignore[arg-type]
+    )
 
 
 VIEW = np.zeros((100, 300, 3), np.uint8)
@@ -71,13 +82,33 @@ def test_a_learnt_detector_that_finds_nothing_changes_nothing():
     assert _read(_model(BASE, [])).boxes.tolist() == _read(_model(BASE)).boxes.tolist()
 
 
+def test_with_a_veto_base_boxes_the_learnt_detector_does_not_confirm_are_dropped():
+    """A player's model whose check kept the veto: the base's box on the shelf (no learnt box
+    there) is dropped; a base tile the learnt detector confirms only weakly (under its adding point,
+    over the veto) stays; a weak learnt box is still not added; without the veto nothing is dropped."""
+    base = [(10, 10, 40, 50, 0.9), (100, 10, 130, 50, 0.8), (150, 10, 180, 50, 0.9)]
+    learnt = [
+        (11, 11, 41, 51, 0.3),  # confirms the first base box, weakly
+        (152, 10, 182, 50, 0.1),  # under the veto's confidence: confirms nothing
+        (200, 10, 230, 50, 0.3),  # a weak box of its own: not added
+    ]
+    kept = [tuple(round(v) for v in b) for b in _read(_model(base, learnt, 0.5, learnt_veto=0.25)).boxes]
+    assert kept == [(10, 10, 40, 50)]
+    assert len(_read(_model(base, learnt, 0.5)).boxes) == 3
+    assert _read(_model(base, learnt, 0.5, learnt_veto=0.05)).boxes[:, 0].round().tolist() == [10, 150]
+
+
 def test_model_json_names_the_learnt_detector_inside_its_folder(tmp_path):
     m = manifest.ModelManifest(detector="tile_detector.pt", classifier="c.pt")
     assert "learnt_detector" not in m.to_dict() and "learnt_conf" not in m.to_dict()
-    mine = replace(m, learnt_detector="learnt_detector.pt", learnt_conf=0.4)
+    assert "learnt_veto" not in m.to_dict()
+    mine = replace(m, learnt_detector="learnt_detector.pt", learnt_conf=0.4, learnt_veto=0.25)
     back = manifest.from_dict(mine.to_dict())
     assert back.learnt_detector == "learnt_detector.pt" and back.learnt_conf == 0.4
-    for bad in ({"learnt_conf": 2}, {"learnt_conf": "x"}, {"learnt_detector": ""}):
+    assert back.learnt_veto == 0.25
+    older = {k: v for k, v in mine.to_dict().items() if k != "learnt_veto"}  # a model from stop 41
+    assert manifest.from_dict(older).learnt_veto == 0.0
+    for bad in ({"learnt_conf": 2}, {"learnt_conf": "x"}, {"learnt_detector": ""}, {"learnt_veto": -1}):
         with pytest.raises(manifest.ModelFileError):
             manifest.from_dict({**mine.to_dict(), **bad})
     with pytest.raises(manifest.ModelFileError, match="outside"):

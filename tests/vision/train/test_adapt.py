@@ -204,7 +204,9 @@ def test_a_tie_keeps_the_learnt_detector_when_the_base_needs_fixes(tmp_path, mon
     meta = json.loads(adapt(saved, tmp_path / "mine", config=config).read_text())
     assert meta["adapt"]["fixes_on_unseen_photos"] == {"base": 10, "faces": 6, "faces+tiles": 6}
     assert meta["adapt"]["kept"] == "faces+tiles" and meta["learnt_detector"] == "learnt_detector.pt"
-    assert meta["learnt_conf"] == max(config.learnt_confs)
+    assert meta["learnt_conf"] == max(config.learnt_confs) and meta["learnt_veto"] == max(
+        config.learnt_vetoes
+    )
 
 
 def test_a_tie_with_nothing_to_fix_keeps_the_smallest_change():
