@@ -42,8 +42,8 @@ class ModelManifest:
     format_version: int = FORMAT_VERSION
     #: A player's model (vision.train.adapt): a second detector, fine-tuned on the player's photos,
     #: read beside `detector`. Its boxes at or above `learnt_conf` (its own detector confidence) are
-    #: added to the reading, never in place of the base detector's: learning can add tiles the base
-    #: missed, and cannot lose one it found (vision.read.detect._read_view).
+    #: added where the base found nothing, never in place of the base detector's boxes; only
+    #: `learnt_veto` (below) lets it drop one (vision.read.detect._with_learnt).
     learnt_detector: str | None = None
     learnt_conf: float = 0.5
     #: Above 0, the learnt detector also says where the player's table has no tile: a base box it

@@ -6,10 +6,13 @@ lose tiles it never saw standing that way (tiles seen low from the seat on an au
 Five photos the player corrected on the page hold ~70 tiles of that very print and view; both
 stages learn from them: the classifier's tail, mixed with the replay bank shipped beside the model
 (vision.train.replay, so that the faces those photos do not show are not forgotten), and a copy of the
-whole detector, a few minutes on a laptop CPU. The learnt detector is read beside the base one, never instead of it: its boxes are added where
-the base found nothing (vision.read.detect._with_learnt), so learning cannot lose a tile the base
-found. Round 5's adapt replaced the detector, and on new photos of a standing set it returned 30 % of
-the tiles where the base returned 49.5 %: its confidences had fallen under the operating point.
+whole detector, a few minutes on a laptop CPU. The learnt detector is read beside the base one,
+never instead of it: its boxes are added where the base found nothing
+(vision.read.detect._with_learnt), and where the check keeps the veto it drops the base boxes it
+does not confirm (the shelf behind that table). Round 5's adapt replaced the detector, and on new
+photos of a standing set it returned 30 % of the tiles where the base returned 49.5 %: its
+confidences had fallen under the operating point. The check (each photo read by models adapted on
+the others) decides what is kept.
 
 DATA is a folder in the layout the page saves (vision.labels.store: data.yaml, images/{train,val},
 labels/{train,val}, manifest.jsonl; only complete examples are read) or any YOLO dataset with the
@@ -243,7 +246,7 @@ def fine_tune_detector(
     missed standing tiles become positives, a shelf it took for tiles becomes background. Mosaic and
     the usual ultralytics augmentation turn five photos into many different views. Thirty steps
     (a batch holds every photo) are few enough to keep what it knew about tiles in general, and the
-    copy is read beside the base detector, never instead of it.
+    copy is read beside the base detector, never instead of it (vision.read.detect._with_learnt).
     """
     _env.keep_pil_open_offline()
     yaml_path = data.write_dataset(
