@@ -322,10 +322,9 @@ def _tie_rank(candidates: list[str], stage: str, needs_fixing: bool) -> int:
     """Where stages need as few fixes on the held-out photos, which the check keeps (lowest first).
 
     While the base model already reads the player's photos without a fix there is nothing to learn,
-    and the smallest change is kept. Otherwise the stage that learnt more: the learnt detector only
-    adds boxes where the base found nothing (vision.read.detect._with_learnt), so a tie says it cost
-    nothing on the player's photos, while the tiles it finds are on the photos the base reads worst,
-    which five check photos may not hold (riichi-standing-dev, models/MODEL_CARD.md stop 42: the
+    and the smallest change is kept. Otherwise the stage that learnt more: a tie says it cost nothing
+    on the player's held-out photos, while the tiles the learnt detector finds are on the photos the
+    base reads worst, which five check photos may not hold (riichi-standing-dev, models/MODEL_CARD.md stop 42: the
     check's five photos tied at 10 fixes with and without it; on the 17 new photos of that session
     it returned 0.863 of the tiles where the base returned 0.719, tile precision 0.841 against
     0.815)."""
