@@ -14,7 +14,7 @@ from vision.labels import store as labelstore
 from vision.read.detect import DEFAULT_MODEL, MODELS_DIR, detect, load_model
 from vision.read.imageio import load_image
 from vision.train import data
-from vision.train.adapt import AdaptConfig, AdaptError, adapt, read_progress
+from vision.train.adapt import MIN_FIXES_SAVED, AdaptConfig, AdaptError, adapt, read_progress
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
 REPO = Path(__file__).resolve().parents[3]
@@ -78,7 +78,10 @@ def test_adapt_end_to_end_writes_a_loadable_model_and_never_touches_models(tmp_p
     assert meta["adapt"]["photos"] == 2 and meta["adapt"]["tiles"] > 20
     # each photo was read by models adapted on the other one; the stage kept needs the fewest fixes
     fixes, kept = meta["adapt"]["fixes_on_unseen_photos"], meta["adapt"]["kept"]
-    assert set(fixes) == {"base", "faces", "faces+tiles"} and fixes[kept] == min(fixes.values())
+    assert set(fixes) == {"base", "faces", "faces+tiles"}
+    # a learnt stage is kept only where it saves MIN_FIXES_SAVED over the base, then the fewest fixes
+    saves = fixes["base"] - min(fixes.values()) >= MIN_FIXES_SAVED
+    assert fixes[kept] == min(fixes.values()) if saves else kept == "base"
     # ... at the operating point (tried at each of AdaptConfig.tile_confs) that needs the fewest
     by_point = meta["adapt"]["fixes_by_tile_conf"]
     assert fixes == {c: min(v.values()) for c, v in by_point.items()}
@@ -209,15 +212,26 @@ def test_a_tie_keeps_the_learnt_detector_when_the_base_needs_fixes(tmp_path, mon
     )
 
 
-def test_a_tie_with_nothing_to_fix_keeps_the_smallest_change():
-    """Where the base already reads the held-out photos without a fix there is nothing to learn:
-    a tie keeps the base, then the faces; otherwise the stage that learnt more ranks first."""
-    from vision.train.adapt import KEEP_BASE, KEEP_BOTH, KEEP_FACES, _tie_rank
+def test_a_stage_that_saves_one_fix_is_not_kept(tmp_path, monkeypatch):
+    """One fix fewer on the held-out photos is within the noise (chinese-mahjong-v4 g4: keeping the
+    faces on that evidence lost 8 of 66 new photos' every tile right): the base reading stays."""
+    from vision.train import adapt as adapt_module
 
-    stages = [KEEP_BASE, KEEP_FACES, KEEP_BOTH]
-    calm = sorted(stages, key=lambda s: _tie_rank(stages, s, needs_fixing=False))
-    assert calm == [KEEP_BASE, KEEP_FACES, KEEP_BOTH]
-    assert sorted(stages, key=lambda s: _tie_rank(stages, s, needs_fixing=True)) == calm[::-1]
+    saved = _saved_photos(tmp_path / "labelled")
+    base = load_model(DEFAULT_MODEL)
+
+    base_calls: list[Path] = []
+
+    def fixes(tm, photos, decoded=None):
+        if tm.classifier is not base.classifier:
+            return 0
+        base_calls.extend(photos)
+        return 1 if len(base_calls) == 1 else 0  # one fix, on the first held-out photo
+
+    monkeypatch.setattr(adapt_module, "fixes_needed", fixes)
+    meta = json.loads(adapt(saved, tmp_path / "mine", config=replace(QUICK, cross_check=True)).read_text())
+    assert meta["adapt"]["fixes_on_unseen_photos"] == {"base": 1, "faces": 0}
+    assert adapt_module.MIN_FIXES_SAVED == 2 and meta["adapt"]["kept"] == "base"
 
 
 def test_the_check_decodes_each_held_out_photo_once(tmp_path, monkeypatch):
