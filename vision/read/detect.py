@@ -425,10 +425,10 @@ def _with_learnt(
     Why added, never replacing: a detector fine-tuned on five photos ranks that table's tiles
     better, but its confidences are its own (round 5's adapt replaced the detector, whose
     confidences then sat under the operating point: 30 % of the tiles returned where the base
-    returned 49.5 %). So the base's boxes stay as they are (but for the veto below), and a learnt box at or above its own
-    `learnt_conf` that overlaps no box the base found (detector confidence at the operating point;
-    LEARNT_NEW_OVERLAP) is added, its confidence mapped onto [tile_conf, 1]. A doubtful base box
-    under the operating point that such a box covers gives way to it.
+    returned 49.5 %). So the base's boxes stay as they are (but for the veto below), and a learnt
+    box at or above its own `learnt_conf` that overlaps no box the base found (detector confidence
+    at the operating point; LEARNT_NEW_OVERLAP) is added, its confidence mapped onto [tile_conf, 1].
+    A doubtful base box under the operating point that such a box covers gives way to it.
 
     With `learnt_veto` (chosen by adapt's check, never by default) the learnt detector also says
     where there is no tile: it learnt from the player's corrections that the books behind that

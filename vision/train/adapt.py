@@ -503,7 +503,7 @@ def _adapt(
             shutil.copyfile(base_path.parent / name, out_dir / name)
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
     m.learnt_detector = LEARNT_DETECTOR if kept == KEEP_BOTH else None
-    m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto if kept == KEEP_BOTH else 0.0
+    m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto  # written only with learnt_detector
     m.op = at_point(base_model, point).op
     m.extra = {
         **{k: v for k, v in m.extra.items() if k not in ("sources",)},
