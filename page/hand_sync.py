@@ -45,10 +45,12 @@ STORED_PHOTO = "hand_photo_hash"  # the photo the store already holds (its bytes
 NOT_SAVED = "hand_not_saved"  # why the last save failed (the page says the hand is not kept)
 MESSAGE = "hand_message"  # Words to say once: a command refused, the hand updated from another phone
 RESTORE_FAILED = "hand_restore_failed"  # Words: the stored hand could not be used (put aside)
+DRAWN = "hand_drawn_values"  # widget key -> the hand's value it was last drawn with (`drawn_with`)
+KEEP_DRAWN = 4  # epochs whose drawn values are kept
 
 #: Commands that name a tile by its number on the photo: refused when the tiles were retyped since.
 BY_TILE = frozenset({"pick", "set_face", "set_role", "set_winning", "add_tile"})
-_TICKET = re.compile(r"h([0-9a-zA-Z]{1,8})l(\d+)e\d+_")
+_TICKET = re.compile(r"h([0-9a-zA-Z]{1,8})l(\d+)e(\d+)_")
 
 
 class Refused(Exception):
@@ -115,6 +117,18 @@ def apply(
         return False
     _settle(state, done["hand"], rev)
     return True
+
+
+def apply_widget(
+    state: MutableMapping[str, Any], store: HandStore | None, key: str, command: str, *args: Any
+) -> bool:
+    """A bound widget's callback: `command` with the widget's value (`state[key]`) last, applied as
+    `apply` does, unless the value is the one the widget was drawn with (`changed_by_player`)."""
+    value = state.get(key)
+    if not changed_by_player(state, key, value):
+        log.info("dropped %s from %s: the value it was drawn with, resent by an older page", command, key)
+        return False
+    return apply(state, store, key, command, *args, value)
 
 
 def replace_hand(state: MutableMapping[str, Any], store: HandStore | None, hand: HandSession) -> bool:
@@ -237,6 +251,27 @@ def ticket(state: MutableMapping[str, Any]) -> str:
     names a tile by number is also turned away when the tile list was retyped since."""
     hand: HandSession = state[HAND]
     return f"h{hand.id[:8]}l{hand.photo.rev}e{int(state.get(EPOCH, 0))}_"
+
+
+def drawn_with(state: MutableMapping[str, Any], key: str, value: Any) -> None:
+    """Remember the hand's value a bound widget (`widget_key`) is drawn with (`_adopt` forgets the
+    values of old epochs)."""
+    state.setdefault(DRAWN, {})[key] = value
+
+
+def changed_by_player(state: MutableMapping[str, Any], key: str, value: Any) -> bool:
+    """Whether a bound widget's callback carries a value the player chose, not the one it was drawn
+    with.
+
+    Why: a phone's page can still show widgets of an older drawing of the hand when its session has
+    already taken the other phone's change (fresh keys, `EPOCH`). A tap there sends the old page's
+    values of every widget, and Streamlit, which no longer knows those keys, calls back each one as
+    if changed: the old winner, 自摸, the flags would be written over the other phone's change
+    (seen in a browser test: 19 such callbacks after the other phone recorded the hand). Only a
+    value that differs from what the widget was drawn with is a tap to apply (and merged, as any
+    tap on a page not yet redrawn)."""
+    drawn = state.get(DRAWN) or {}
+    return key not in drawn or drawn[key] != value
 
 
 def belongs(state: MutableMapping[str, Any], ticket_or_key: str) -> bool:
@@ -376,9 +411,22 @@ def _adopt(state: MutableMapping[str, Any], hand: HandSession, rev: int, fresh_k
     state[SAVED_AT] = hand.changes
     if fresh_keys:
         state[EPOCH] = int(state.get(EPOCH, 0)) + 1
+        _forget_old_drawings(state)
     state[STORED_PHOTO] = hand.photo.key if hand.photo_data is not None else None
     if not hand.sample:
         state.pop(NOT_SAVED, None)  # this phone shows the server's hand
+
+
+def _forget_old_drawings(state: MutableMapping[str, Any]) -> None:
+    """Drop the drawn values of widgets `KEEP_DRAWN` or more epochs old (a page in the browser is a
+    drawing or two behind its session at most; the dict does not grow through an evening)."""
+    drawn = state.get(DRAWN)
+    if not drawn:
+        return
+    epoch = int(state.get(EPOCH, 0))
+    state[DRAWN] = {
+        k: v for k, v in drawn.items() if (m := _TICKET.match(k)) and int(m.group(3)) > epoch - KEEP_DRAWN
+    }
 
 
 def _revision(store: HandStore | None) -> int:

@@ -39,6 +39,7 @@ def bind(name: str, value: Any) -> str:
     the hand does not have (a new hand's keys are new, so the browser keeps nothing of the last)."""
     key = hand_sync.widget_key(st.session_state, name)
     st.session_state[key] = value
+    hand_sync.drawn_with(st.session_state, key, value)
     return key
 
 
@@ -61,8 +62,9 @@ def run(ticket_: str, command: str, *args: Any) -> None:
 
 def run_from(key: str, command: str, *args: Any) -> None:
     """Callback of a widget bound with `bind`: the command with the widget's new value last (its key
-    is its ticket: it starts with the ticket of the hand it was made for)."""
-    run(key, command, *args, st.session_state.get(key))
+    is its ticket: it starts with the ticket of the hand it was made for). A value the widget was
+    drawn with is no change of the player's: dropped (`hand_sync.apply_widget`)."""
+    hand_sync.apply_widget(st.session_state, st.session_state.get(STORE), key, command, *args)
 
 
 def style() -> None:

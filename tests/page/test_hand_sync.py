@@ -239,3 +239,51 @@ def test_a_widget_of_the_hand_before_no_longer_belongs(tmp_path):
     hand_sync.current_hand(tab, store, _sample, decode_photo)
     assert not hand_sync.belongs(tab, new_field)
     assert not hand_sync.belongs({}, new_field)  # no hand yet: nothing belongs
+
+
+def _draw(tab, name, value):
+    """What `page.panels.common.bind` does when the page draws a widget: its key, its value."""
+    key = hand_sync.widget_key(tab, name)
+    tab[key] = value
+    hand_sync.drawn_with(tab, key, value)
+    return key
+
+
+def test_an_older_page_resending_its_drawn_values_changes_nothing(tmp_path):
+    """Phone A's browser still shows the drawing before it took B's winner; a tap there sends every
+    widget's old value, and Streamlit calls each back (seen in the two-phone browser test)."""
+    store, a, b = _two_phones(tmp_path)
+    assert _do(a, store, "set_winner", "S")
+    hand_sync.current_hand(b, store, _sample, decode_photo)
+    old_winner = _draw(a, "winner", "S")
+    old_flag = _draw(a, "flag_gangkai", False)
+    assert _do(b, store, "set_winner", "N")
+    hand_sync.current_hand(a, store, _sample, decode_photo)  # A's session takes it: fresh keys
+    assert hand_sync.widget_key(a, "winner") != old_winner
+    assert not hand_sync.apply_widget(a, store, old_winner, "set_winner")  # S, as drawn: dropped
+    assert not hand_sync.apply_widget(a, store, old_flag, "set_flag", "gangkai")
+    assert store.load().state["inputs"]["winner"] == "N"
+    assert not hand_sync.changed_elsewhere(b, store)  # nothing was written
+
+
+def test_a_player_tap_on_an_older_page_is_still_applied_and_merged(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    old_by = _draw(a, "win_by", None)
+    assert _do(b, store, "set_winner", "N")
+    hand_sync.current_hand(a, store, _sample, decode_photo)
+    a[old_by] = "self_draw"  # the player tapped 自摸 on the page not yet redrawn
+    assert hand_sync.apply_widget(a, store, old_by, "set_win_by")
+    stored = store.load().state["inputs"]
+    assert (stored["winner"], stored["win_by"]) == ("N", "self_draw")
+
+
+def test_the_drawn_values_of_old_drawings_are_forgotten(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    first = _draw(a, "winner", None)
+    for seat in "ESWNESWN":  # eight changes on the other phone, each taken by A with fresh keys
+        assert _do(b, store, "set_winner", seat)
+        hand_sync.current_hand(a, store, _sample, decode_photo)
+        _draw(a, "winner", seat)
+    kept = a[hand_sync.DRAWN]
+    assert first not in kept and len(kept) == hand_sync.KEEP_DRAWN
+    assert hand_sync.widget_key(a, "winner") in kept
