@@ -17,7 +17,8 @@ Paths (model loading excluded, except for the CLI as a process, which is timed a
 
 The 12 MP photos are val photos upscaled to 4000 x 3000 JPEG (quality 92) in a temporary folder,
 made at run time. Each round times every path on every photo, paths interleaved, so a machine that
-slows down slows all of them alike; the medians are over all rounds and photos.
+slows down slows all of them alike, each after a short idle (`SETTLE_S`: the peer's thread pool
+spins after a call); the medians are over all rounds and photos.
 """
 
 from __future__ import annotations
@@ -151,7 +152,15 @@ def peer() -> Callable[[Path], object] | None:
     return detect_tiles
 
 
+#: Idle time before each timed path. The peer's ONNX Runtime session keeps its default busy-waiting
+#: pool, whose threads spin on a core for a while after each call: the page's stages timed right
+#: after the peer read 91 ms instead of 66 ms (10 ms later 77 ms, 100 ms later 67 ms). A photo on the
+#: page never follows a peer call, so every path starts on a quiet machine, the peer's too.
+SETTLE_S = 0.1
+
+
 def timed(fn: Callable[[], object]) -> float:
+    time.sleep(SETTLE_S)
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
@@ -194,6 +203,7 @@ def main() -> int:
                     paths["peer: mahjong-detector detect_tiles(path)"] = lambda f=f: other(f)
                 for name, fn in paths.items():
                     times.setdefault(name, []).append(timed(fn))
+                time.sleep(SETTLE_S)
                 for name, s in page_stages(blob, detector).items():
                     times.setdefault(name, []).append(s)
         if not args.no_subprocess:
