@@ -76,10 +76,12 @@ class AdaptConfig:
     #: Detector layers kept as they are (YOLOv8n: 0-9 are the backbone); 0: the whole detector
     #: learns. With the backbone frozen and lr 1e-4 (stops 29-41) the learnt detector was less sure of
     #: the new print's standing tiles than the base (0.35 of them at 0.55 against 0.73); learning all
-    #: of it at 1e-3 for 30 steps found 0.94 of them with fewer false boxes, 26 s on 2 cores for five
-    #: photos (models/MODEL_CARD.md stop 42; 3e-3 diverged).
+    #: of it found 0.94 of them with fewer false boxes (models/MODEL_CARD.md stop 42).
     detector_frozen: int = 0
-    detector_lr: float = 1e-3
+    #: With one optimizer step per pass (fine_tune_detector), 5e-4: on riichi-standing-dev session 02
+    #: 1e-3 boxed more that were no tile (precision 0.86 on one seed), 3e-4 returned fewer; about
+    #: 30 s on 2 cores for five photos (models/MODEL_CARD.md stop 43).
+    detector_lr: float = 5e-4
     #: Operating points (tile_conf) the check may also try, besides the base model's own; only those
     #: at or under it (a higher point can only lose tiles). None by default: on riichi-standing-dev
     #: the check moved the point 0.45 -> 0.35 on five photos, and on the 38 new photos that returned
@@ -247,6 +249,12 @@ def fine_tune_detector(
     the usual ultralytics augmentation turn five photos into many different views. Thirty steps
     (a batch holds every photo) are few enough to keep what it knew about tiles in general, and the
     copy is read beside the base detector, never instead of it (vision.read.detect._with_learnt).
+
+    Each pass is one optimizer step: ultralytics' defaults accumulate gradients up to 64 images
+    (`nbs`) and warm up over at least 100 iterations, so thirty passes of five photos were about a
+    dozen steps at a learning rate still rising; the learnt detector then missed tiles the player
+    had confirmed (riichi-standing-dev session 02: 0.85-0.94 of the new photos' tiles returned, with
+    one step per pass 0.97-0.98; models/MODEL_CARD.md stop 43).
     """
     _env.keep_pil_open_offline()
     yaml_path = data.write_dataset(
@@ -255,6 +263,7 @@ def fine_tune_detector(
         mode=data.TILES,
     )
     model = safe_weights.load_detector(weights)
+    batch = min(8, len(photos))
     _env.use_every_core()
     model.add_callback(
         "on_train_epoch_end", lambda trainer: tick((trainer.epoch + 1) / config.detector_epochs)
@@ -263,7 +272,8 @@ def fine_tune_detector(
         data=str(yaml_path),
         imgsz=imgsz,
         epochs=config.detector_epochs,
-        batch=min(8, len(photos)),
+        batch=batch,
+        nbs=batch,  # one optimizer step per pass (ultralytics accumulates up to 64 images)
         workers=0,
         device=config.device,
         seed=config.seed,
@@ -271,7 +281,7 @@ def fine_tune_detector(
         freeze=config.detector_frozen,
         optimizer="AdamW",
         lr0=config.detector_lr,
-        warmup_epochs=1,
+        warmup_epochs=0,  # ultralytics warms up over 100 iterations at least: longer than the run
         close_mosaic=max(1, config.detector_epochs // 5),
         plots=False,
         amp=False,
