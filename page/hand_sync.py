@@ -12,7 +12,9 @@ hand is the one in `page.hand_store.HandStore` (SQLite, beside the scorebook):
   and the phone shows the hand as it is now: never a silent overwrite.
 - A phone notices another phone's change at its next run (`current_hand` compares revisions; the
   page also polls, see `changed_elsewhere`), takes the stored hand and gives its widgets fresh keys
-  (`EPOCH`), so no field shows a value of the older hand.
+  (`EPOCH`), so no field shows a value of the older hand. A tap on the page still drawn before that
+  sends every widget's old value again; only a value the player changed is applied
+  (`apply_widget`), never the old ones over the other phone's change.
 - A stored hand that cannot be used (damaged, or written by a newer version) is put aside whole,
   the page says so (`RESTORE_FAILED`), and the table carries on with a new hand.
 
@@ -271,7 +273,10 @@ def changed_by_player(state: MutableMapping[str, Any], key: str, value: Any) -> 
     value that differs from what the widget was drawn with is a tap to apply (and merged, as any
     tap on a page not yet redrawn)."""
     drawn = state.get(DRAWN) or {}
-    return key not in drawn or drawn[key] != value
+    if key in drawn:
+        return drawn[key] != value
+    parsed = _TICKET.match(key)  # not remembered: a widget of this drawing was never bound (apply it),
+    return parsed is None or int(parsed.group(3)) >= int(state.get(EPOCH, 0))  # one too old is dropped
 
 
 def belongs(state: MutableMapping[str, Any], ticket_or_key: str) -> bool:

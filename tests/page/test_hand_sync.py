@@ -287,3 +287,17 @@ def test_the_drawn_values_of_old_drawings_are_forgotten(tmp_path):
     kept = a[hand_sync.DRAWN]
     assert first not in kept and len(kept) == hand_sync.KEEP_DRAWN
     assert hand_sync.widget_key(a, "winner") in kept
+
+
+def test_a_widget_too_old_to_be_remembered_is_dropped(tmp_path):
+    store, a, b = _two_phones(tmp_path)
+    ancient = hand_sync.widget_key(a, "winner")  # never bound: nothing remembered of it
+    for seat in "ESWNE":
+        assert _do(b, store, "set_winner", seat)
+        hand_sync.current_hand(a, store, _sample, decode_photo)
+    a[ancient] = "S"
+    assert not hand_sync.apply_widget(a, store, ancient, "set_winner")
+    assert store.load().state["inputs"]["winner"] == "E"
+    fresh = hand_sync.widget_key(a, "winner")  # of this drawing, not bound (a test, a new panel)
+    a[fresh] = "W"
+    assert hand_sync.apply_widget(a, store, fresh, "set_winner")
