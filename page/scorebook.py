@@ -600,11 +600,20 @@ class Scorebook(SqliteFile):
         return Evening(eid, started, preset, dealer, names)
 
     @in_words
-    def rename(self, evening_id: int, names: Mapping[str, str]) -> Evening:
-        """Change the names (a player swaps in); the seats' totals stay with the seats."""
+    def rename(
+        self, evening_id: int, names: Mapping[str, str], drawn: Mapping[str, str] | None = None
+    ) -> Evening:
+        """Change the names (a player swaps in); the seats' totals stay with the seats.
+
+        `drawn`: the names the form showed. Only the seats typed differently from it change, over
+        the names as stored now: a phone whose form was drawn before the other phone renamed a seat
+        does not write the old name back (two phones of one table, each naming a player)."""
         clean = clean_names(names)
+        before = clean_names(drawn) if drawn is not None else None
         with self._write() as con:
-            self._evening(con, evening_id)
+            now = self._evening(con, evening_id)
+            if before is not None:
+                clean = {s: clean[s] if clean[s] != before[s] else now.names.get(s, clean[s]) for s in SEATS}
             con.execute(
                 "UPDATE evenings SET names = ? WHERE id = ?",
                 (json.dumps(clean, ensure_ascii=False), evening_id),

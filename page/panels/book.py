@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page import hand_sync
+from page import hand_sync, name_form
 from page.hand_session import HandSession
 from page.names import seat_words
 from page.panels.common import STORE, hand, say, tr
@@ -121,22 +121,18 @@ def _en_name(ev, seat: str) -> str:
 
 
 def _names(book: Scorebook, ev) -> None:
+    """The players' names; 保存名字 changes only the seats typed on this phone (`page.name_form`)."""
     names = ev.names if ev else {}
+    shown = {s: names.get(s, "") if names.get(s) != seat_words(s).zh else "" for s in SEATS}
+    evening = ev.id if ev else None
+    keys = name_form.sync_fields(st.session_state, evening, shown)
     with st.form("names", border=False):
-        typed = {
-            s: st.text_input(
-                tr(seat_words(s)),
-                value=names.get(s, "") if names.get(s) != seat_words(s).zh else "",
-                key=f"name_{s}_{ev.id if ev else 0}",
-                max_chars=16,
-            )
-            for s in SEATS
-        }
+        typed = {s: st.text_input(tr(seat_words(s)), key=keys[s], max_chars=16) for s in SEATS}
         if st.form_submit_button(tr("保存名字", "Save names")):
             if ev is None:
                 _guard(book.start_evening, typed, hand().preset)
             else:
-                _guard(book.rename, ev.id, typed)
+                _guard(book.rename, ev.id, typed, name_form.drawn_names(st.session_state, evening))
             st.rerun()
 
 

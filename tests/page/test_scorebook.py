@@ -200,6 +200,15 @@ def test_rename_keeps_the_seats_totals(book):
     assert book.standing().totals["E"] == result["payments"]["E"]
 
 
+def test_a_rename_from_a_form_drawn_before_another_rename_keeps_both(book):
+    ev = book.start_evening({"E": "A"})
+    shown = dict(ev.names)  # phone A's form
+    book.rename(ev.id, {**ev.names, "S": "B"})  # phone B names the south seat
+    typed = {**shown, "W": "C"}  # A types the west seat only, the south field still as drawn
+    ev2 = book.rename(ev.id, typed, drawn=shown)
+    assert (ev2.names["E"], ev2.names["S"], ev2.names["W"]) == ("A", "B", "C")
+
+
 def test_it_survives_a_restart(tmp_path):
     path = tmp_path / "book.sqlite"
     first = Scorebook(path)

@@ -293,6 +293,27 @@ def test_a_name_with_a_right_to_left_override_reads_left_to_right(app, tmp_path)
     assert book.current().names["W"] == "小王"
 
 
+def _name_field(at: AppTest, seat: str):
+    return next(t for t in at.text_input if t.label == seat)
+
+
+def test_names_typed_on_two_phones_keep_each_other(app, tmp_path):  # noqa: F811
+    book = _book(tmp_path)
+    book.start_evening({"E": "老王"})
+    a = app.run()
+    b = _phone()
+    _name_field(a, "南家").set_value("小李")
+    next(x for x in a.button if x.label == "保存名字").click().run()
+    _name_field(b, "西家").set_value("阿张")  # B's form was drawn before A saved
+    next(x for x in b.button if x.label == "保存名字").click().run()
+    _no_traceback(b)
+    names = book.current().names
+    assert (names["E"], names["S"], names["W"]) == ("老王", "小李", "阿张")
+    assert _name_field(b, "南家").value == "小李"  # B's field shows the name A saved
+    a.run()
+    assert _name_field(a, "西家").value == "阿张"
+
+
 def test_a_refusal_is_said_in_the_page_language_only(app):  # noqa: F811
     a, b = _both_on_a_photo(app)
     a.button(key="new_hand").click().run()

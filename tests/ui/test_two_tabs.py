@@ -211,3 +211,30 @@ def test_a_new_evening_reaches_the_other_phone_with_nothing_to_record(phones):
         message="the other phone still offers the last evening's hand",
     )
     assert book.standing().hands == 0 and len(book.history(1)) == 1
+
+
+def _name_input(phone, seat: str, evening: int):
+    return phone.find_element(By.CSS_SELECTOR, f".st-key-name_{seat}_{evening} input")
+
+
+def test_a_name_half_typed_survives_the_other_phones_changes_and_both_names_are_kept(phones):
+    a, b, env, tmp_path = phones
+    ev = _book(env).start_evening({"E": "老王"})
+    for p in (a, b):
+        open_section(p, "今晚的记分本")
+        WebDriverWait(p, SHOWS_WITHIN_S).until(
+            lambda d: _name_input(d, "E", ev.id).get_attribute("value") == "老王"
+        )
+    _name_input(b, "W", ev.id).send_keys("阿张")  # B types, not saved yet
+    _name_input(a, "S", ev.id).send_keys("小李")
+    click_key(a, "FormSubmitter-names-----")  # A saves its form: B's page redraws by its poll
+    WebDriverWait(b, SHOWS_WITHIN_S).until(
+        lambda d: _name_input(d, "S", ev.id).get_attribute("value") == "小李",
+        message="phone B never showed the name phone A saved",
+    )
+    assert _name_input(b, "W", ev.id).get_attribute("value") == "阿张", "B's half-typed name was wiped"
+    click_key(b, "FormSubmitter-names-----")
+    book = _book(env)
+    WebDriverWait(b, 10).until(lambda d: book.current().names["W"] == "阿张")
+    names = book.current().names
+    assert (names["E"], names["S"], names["W"]) == ("老王", "小李", "阿张")
