@@ -132,6 +132,16 @@ def uploader_words_zh(limit_mb: int) -> str:
 """
 
 
+#: Streamlit's hint in a focused text field ("Press Enter to submit form • 2/16", "Press Enter to
+#: apply") is English only; a Chinese page says it in Chinese (the count goes: max_chars still holds).
+INPUT_HINT_ZH = """
+<style>
+[data-testid="InputInstructions"] {font-size: 0 !important;}
+[data-testid="InputInstructions"]::after {content: "按回车确认"; font-size: 12px;}
+</style>
+"""
+
+
 def key_css() -> str:
     """Each keyboard key in its suit's ink (万 red, 饼 blue, 条 green)."""
     rules_ = [
@@ -148,3 +158,4 @@ def draw(language: str) -> None:
     st.html(key_css())
     if language == "zh":
         st.html(uploader_words_zh(st.get_option("server.maxUploadSize")))
+        st.html(INPUT_HINT_ZH)

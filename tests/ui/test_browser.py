@@ -30,6 +30,7 @@ from tests.ui.browser_helpers import (
     click_key,
     in_view,
     open_expander,
+    open_section,
     page_text,
     sample_tile_centre,
     save_screenshot,
@@ -299,3 +300,24 @@ def _evening_shot(driver, name: str) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         settled(driver)
         save_screenshot(driver, Path(folder) / f"{name}.png", 390)
+
+
+def test_a_focused_field_says_its_hint_in_chinese(server, browser, tmp_path):
+    """Streamlit draws "Press Enter to submit form" under a focused field; a Chinese page draws
+    按回车确认 instead (measured as drawn: the English text at font size 0, the Chinese after it)."""
+    browser.get(server)
+    wait_text(browser, "谁胡了")
+    open_section(browser, "今晚的记分本")
+    css = '[class*="st-key-name_W_"]'
+    browser.find_element(By.CSS_SELECTOR, f"{css} input").send_keys("阿")
+    hint = WebDriverWait(browser, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"{css} [data-testid=InputInstructions]")
+    )[0]
+    size, after = browser.execute_script(
+        "const s = getComputedStyle(arguments[0]);"
+        "return [s.fontSize, getComputedStyle(arguments[0], '::after').content]",
+        hint,
+    )
+    assert "Press Enter" in hint.get_attribute("textContent")  # Streamlit's words are there...
+    assert size == "0px" and "按回车确认" in after  # ...but not drawn: the Chinese is
+    browser.save_screenshot(str(tmp_path / "hint.png"))  # looked at: 按回车确认 inside the field
