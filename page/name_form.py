@@ -15,8 +15,14 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from rules.hand import SEATS
+from rules.names import seat_name
 
 DRAWN = "names_drawn"  # field key -> the name the field was (re)drawn with
+
+
+def shown_names(names: Mapping[str, str]) -> dict[str, str]:
+    """The evening's names as the fields show them: "" for a seat that has only its own (东家)."""
+    return {s: "" if names.get(s, "") == seat_name(s) else names.get(s, "") for s in SEATS}
 
 
 def field_key(evening_id: int | None, seat: str) -> str:

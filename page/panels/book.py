@@ -122,10 +122,8 @@ def _en_name(ev, seat: str) -> str:
 
 def _names(book: Scorebook, ev) -> None:
     """The players' names; 保存名字 changes only the seats typed on this phone (`page.name_form`)."""
-    names = ev.names if ev else {}
-    shown = {s: names.get(s, "") if names.get(s) != seat_words(s).zh else "" for s in SEATS}
     evening = ev.id if ev else None
-    keys = name_form.sync_fields(st.session_state, evening, shown)
+    keys = name_form.sync_fields(st.session_state, evening, name_form.shown_names(ev.names if ev else {}))
     with st.form("names", border=False):
         typed = {s: st.text_input(tr(seat_words(s)), key=keys[s], max_chars=16) for s in SEATS}
         if st.form_submit_button(tr("保存名字", "Save names")):

@@ -6,10 +6,6 @@ from page import name_form
 from page.scorebook import Scorebook
 
 
-def _shown(ev) -> dict[str, str]:
-    return {s: ("" if n.endswith("家") else n) for s, n in ev.names.items()}
-
-
 def test_an_untouched_field_follows_the_book_and_a_typed_one_keeps_its_text():
     state: dict = {}
     keys = name_form.sync_fields(state, 1, {"E": "A", "S": "", "W": "", "N": ""})
@@ -34,7 +30,7 @@ def test_saving_from_a_form_drawn_before_the_other_phones_rename_keeps_both(tmp_
     a: dict = {}
     b: dict = {}
     for phone in (a, b):
-        name_form.sync_fields(phone, ev.id, _shown(ev))
+        name_form.sync_fields(phone, ev.id, name_form.shown_names(ev.names))
     a[name_form.field_key(ev.id, "S")] = "B"
     book.rename(ev.id, {s: a[name_form.field_key(ev.id, s)] for s in "ESWN"}, name_form.drawn_names(a, ev.id))
     b[name_form.field_key(ev.id, "W")] = "C"  # phone B, not redrawn since

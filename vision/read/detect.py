@@ -157,8 +157,9 @@ def _load_cached(path: str) -> TileModel:
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
         return TileModel(
-            detector, classifier, m.op, m.det_imgsz, p, meta, learnt, m.learnt_conf, m.learnt_veto
-        )
+            detector, classifier, m.op, m.det_imgsz, p, meta,
+            learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
+        )  # fmt: skip
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
     meta = json.loads(side.read_text()) if side.is_file() else {}
