@@ -122,15 +122,11 @@ def _en_name(ev, seat: str) -> str:
 
 def _names(book: Scorebook, ev) -> None:
     """The players' names; 保存名字 changes only the seats typed on this phone (`page.name_form`)."""
-    evening = ev.id if ev else None
-    keys = name_form.sync_fields(st.session_state, evening, name_form.shown_names(ev.names if ev else {}))
+    keys = name_form.sync_fields(st.session_state, name_form.shown_names(ev.names if ev else {}))
     with st.form("names", border=False):
         typed = {s: st.text_input(tr(seat_words(s)), key=keys[s], max_chars=16) for s in SEATS}
         if st.form_submit_button(tr("保存名字", "Save names")):
-            if ev is None:
-                _guard(book.start_evening, typed, hand().preset)
-            else:
-                _guard(book.rename, ev.id, typed, name_form.drawn_names(st.session_state, evening))
+            _guard(name_form.save_names, book, typed, name_form.drawn_names(st.session_state), hand().preset)
             st.rerun()
 
 

@@ -308,7 +308,7 @@ def test_a_focused_field_says_its_hint_in_chinese(server, browser, tmp_path):
     browser.get(server)
     wait_text(browser, "谁胡了")
     open_section(browser, "今晚的记分本")
-    css = '[class*="st-key-name_W_"]'
+    css = ".st-key-name_W"
     browser.find_element(By.CSS_SELECTOR, f"{css} input").send_keys("阿")
     hint = WebDriverWait(browser, 10).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, f"{css} [data-testid=InputInstructions]")

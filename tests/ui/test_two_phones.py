@@ -314,6 +314,22 @@ def test_names_typed_on_two_phones_keep_each_other(app, tmp_path):  # noqa: F811
     assert _name_field(a, "西家").value == "阿张"
 
 
+def test_names_typed_on_two_phones_before_the_evening_began_start_one_evening_with_both(app, tmp_path):  # noqa: F811
+    """Both phones drawn before the first evening; A's 保存名字 starts it, then B's adds its seat."""
+    book = _book(tmp_path)
+    a = app.run()
+    b = _phone()
+    _name_field(a, "南家").set_value("小李")
+    next(x for x in a.button if x.label == "保存名字").click().run()
+    _name_field(b, "西家").set_value("阿张")  # B's form was drawn before there was an evening
+    next(x for x in b.button if x.label == "保存名字").click().run()
+    _no_traceback(b)
+    assert len(book.evenings()) == 1
+    names = book.current().names
+    assert (names["S"], names["W"]) == ("小李", "阿张")
+    assert _name_field(b, "南家").value == "小李"
+
+
 def test_a_refusal_is_said_in_the_page_language_only(app):  # noqa: F811
     a, b = _both_on_a_photo(app)
     a.button(key="new_hand").click().run()
