@@ -50,6 +50,9 @@ class ModelManifest:
     #: does not confirm (no box of its own at or above this confidence with IoU >= 0.5) is dropped
     #: (vision.read.detect._with_learnt). 0: every base box stays.
     learnt_veto: float = 0.0
+    #: Above 0, a base box the learnt detector sees as the same one tile but outlines differently
+    #: (IoU under this) takes the learnt box's outline (vision.read.detect._refit). 0: never.
+    learnt_refit: float = 0.0
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -63,6 +66,7 @@ class ModelManifest:
             d.pop("learnt_detector")
             d.pop("learnt_conf")
             d.pop("learnt_veto")
+            d.pop("learnt_refit")
         return {**d, **self.op.to_json(), **extra}
 
 
@@ -93,6 +97,7 @@ def from_dict(d: dict) -> ModelManifest:
     try:
         learnt_conf = unit_value("learnt_conf", d.get("learnt_conf", 0.5))
         learnt_veto = unit_value("learnt_veto", d.get("learnt_veto", 0.0))
+        learnt_refit = unit_value("learnt_refit", d.get("learnt_refit", 0.0))
     except ValueError as exc:
         raise ModelFileError(str(exc)) from exc
     version = d.get("format_version", 1)
@@ -116,7 +121,7 @@ def from_dict(d: dict) -> ModelManifest:
     try:
         m = ModelManifest(**kw, op=op, extra=extra)
         m.det_imgsz = int(m.det_imgsz)
-        m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto
+        m.learnt_conf, m.learnt_veto, m.learnt_refit = learnt_conf, learnt_veto, learnt_refit
     except TypeError as exc:
         raise ModelFileError(f"bad model.json field: {exc}") from exc
     check_classes(m)

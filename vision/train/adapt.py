@@ -99,6 +99,11 @@ class AdaptConfig:
     #: confidence that confirms one: vision.read.manifest.ModelManifest.learnt_veto). The check tries
     #: each; ties keep the highest (fewest boxes).
     learnt_vetoes: tuple[float, ...] = (0.0, 0.25)
+    #: A base box the learnt detector outlines differently (IoU under this, the same one tile) takes
+    #: the learnt outline (vision.read.detect._refit); 0: never. On riichi-standing-dev session 02
+    #: every tile the adapted reader missed was outlined by its face alone (models/MODEL_CARD.md
+    #: stop 44). The check reads the learnt stage with it.
+    learnt_refit: float = 0.7
 
 
 #: TileNet layers kept as they are: everything up to the last conv block (indices of
@@ -422,8 +427,9 @@ def _adapt(
         )
         learnt = safe_weights.load_detector(weights)  # what the page will load: refused here, not there
         return replace(
-            base_model, classifier=net, learnt=learnt, learnt_conf=config.learnt_confs[-1]
-        ), weights
+            base_model, classifier=net, learnt=learnt, learnt_conf=config.learnt_confs[-1],
+            learnt_refit=config.learnt_refit,
+        ), weights  # fmt: skip
 
     candidates = [KEEP_BASE, KEEP_FACES] + ([KEEP_BOTH] if config.detector_epochs else [])
     base_point = base_model.tile_conf
@@ -514,6 +520,7 @@ def _adapt(
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
     m.learnt_detector = LEARNT_DETECTOR if kept == KEEP_BOTH else None
     m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto  # written only with learnt_detector
+    m.learnt_refit = config.learnt_refit
     m.op = at_point(base_model, point).op
     m.extra = {
         **{k: v for k, v in m.extra.items() if k not in ("sources",)},

@@ -1,7 +1,8 @@
 """A player's model reads the base detector and the learnt one side by side: the learnt detector's
 boxes are added where the base found nothing, and take a base box away only where adapt's check
 kept the veto (vision.read.detect, `_with_learnt`; written by vision.train.adapt, named in
-model.json as `learnt_detector`, `learnt_conf`, `learnt_veto`)."""
+model.json as `learnt_detector`, `learnt_conf`, `learnt_veto`), and with `learnt_refit` a base box
+the learnt detector outlines differently takes the learnt outline."""
 
 from dataclasses import replace
 from types import SimpleNamespace
@@ -29,7 +30,9 @@ class FakeDetector:
         return [SimpleNamespace(boxes=boxes)]
 
 
-def _model(base_rows, learnt_rows=None, learnt_conf=0.5, learnt_veto=0.0) -> reader.TileModel:
+def _model(
+    base_rows, learnt_rows=None, learnt_conf=0.5, learnt_veto=0.0, learnt_refit=0.0
+) -> reader.TileModel:
     op = OperatingPoint(conf=0.45, tile_conf=0.45)
     learnt = FakeDetector(learnt_rows) if learnt_rows is not None else None
     return reader.TileModel(
@@ -42,6 +45,7 @@ def _model(base_rows, learnt_rows=None, learnt_conf=0.5, learnt_veto=0.0) -> rea
         learnt,
         learnt_conf,
         learnt_veto,  # type: ignore[arg-type]
+        learnt_refit,
     )
 
 
@@ -98,17 +102,64 @@ def test_with_a_veto_base_boxes_the_learnt_detector_does_not_confirm_are_dropped
     assert _read(_model(base, learnt, 0.5, learnt_veto=0.05)).boxes[:, 0].round().tolist() == [10, 150]
 
 
+def _boxes(r: reader._ViewReading) -> list[tuple[int, ...]]:
+    return [tuple(round(v) for v in b) for b in r.boxes]
+
+
+def test_with_refit_a_base_box_on_a_tiles_face_takes_the_learnt_outline_of_the_whole_tile():
+    """A standing tile of a new print: the base boxes its face only (IoU 0.5 with the tile), the
+    learnt detector the whole tile. Without the refit the learnt box is not added (the base box sits
+    there) and the face box is what the player gets; with it the base box takes the learnt outline,
+    its confidence the base's."""
+    base = [(10, 30, 40, 60, 0.7)]  # the face: the lower half of the tile
+    learnt = [(10, 0, 40, 60, 0.9)]  # the whole tile, face and top
+    assert _boxes(_read(_model(base, learnt))) == [(10, 30, 40, 60)]
+    r = _read(_model(base, learnt, learnt_refit=0.7))
+    assert _boxes(r) == [(10, 0, 40, 60)]
+    assert r.det_conf.tolist() == pytest.approx([0.7])
+
+
+def test_refit_leaves_boxes_that_agree_spans_doubted_boxes_and_weak_learnt_boxes_alone():
+    base = [
+        (10, 10, 40, 50, 0.9),  # the learnt box agrees (IoU over 0.7): kept as it is
+        (100, 20, 130, 50, 0.8),  # inside a learnt box that also covers the next tile: a span
+        (130, 20, 160, 50, 0.8),
+        (200, 30, 230, 60, 0.3),  # under the point: the base doubts it, so no refit (the learnt box
+        (250, 30, 280, 60, 0.8),  # replaces a doubted box anyway); a weak learnt box never refits
+    ]
+    learnt = [
+        (10, 12, 40, 50, 0.9),
+        (100, 0, 160, 50, 0.9),
+        (200, 0, 230, 60, 0.9),
+        (250, 0, 280, 60, 0.3),
+    ]
+    got = _boxes(_read(_model(base, learnt, learnt_refit=0.7)))
+    assert (10, 10, 40, 50) in got and (100, 20, 130, 50) in got and (130, 20, 160, 50) in got
+    assert (250, 30, 280, 60) in got and (250, 0, 280, 60) not in got
+    assert (200, 0, 230, 60) in got and (200, 30, 230, 60) not in got  # the doubted box gave way
+
+
 def test_model_json_names_the_learnt_detector_inside_its_folder(tmp_path):
     m = manifest.ModelManifest(detector="tile_detector.pt", classifier="c.pt")
     assert "learnt_detector" not in m.to_dict() and "learnt_conf" not in m.to_dict()
     assert "learnt_veto" not in m.to_dict()
-    mine = replace(m, learnt_detector="learnt_detector.pt", learnt_conf=0.4, learnt_veto=0.25)
+    assert "learnt_refit" not in m.to_dict()
+    mine = replace(
+        m, learnt_detector="learnt_detector.pt", learnt_conf=0.4, learnt_veto=0.25, learnt_refit=0.7
+    )
     back = manifest.from_dict(mine.to_dict())
     assert back.learnt_detector == "learnt_detector.pt" and back.learnt_conf == 0.4
-    assert back.learnt_veto == 0.25
-    older = {k: v for k, v in mine.to_dict().items() if k != "learnt_veto"}  # a model from stop 41
-    assert manifest.from_dict(older).learnt_veto == 0.0
-    for bad in ({"learnt_conf": 2}, {"learnt_conf": "x"}, {"learnt_detector": ""}, {"learnt_veto": -1}):
+    assert back.learnt_veto == 0.25 and back.learnt_refit == 0.7
+    older = {k: v for k, v in mine.to_dict().items() if k not in ("learnt_veto", "learnt_refit")}  # stop 41
+    assert manifest.from_dict(older).learnt_veto == 0.0 and manifest.from_dict(older).learnt_refit == 0.0
+    bads = (
+        {"learnt_conf": 2},
+        {"learnt_conf": "x"},
+        {"learnt_detector": ""},
+        {"learnt_veto": -1},
+        {"learnt_refit": 3},
+    )
+    for bad in bads:
         with pytest.raises(manifest.ModelFileError):
             manifest.from_dict({**mine.to_dict(), **bad})
     with pytest.raises(manifest.ModelFileError, match="outside"):

@@ -199,7 +199,11 @@ def test_a_tie_keeps_the_learnt_detector_when_the_base_needs_fixes(tmp_path, mon
     saved = _saved_photos(tmp_path / "labelled")
     base = load_model(DEFAULT_MODEL)
 
+    refits = set()  # the learnt stage is checked as it will read: with its refit
+
     def fixes(tm, photos, decoded=None):
+        if tm.learnt is not None:
+            refits.add(tm.learnt_refit)
         return 5 if tm.learnt is None and tm.classifier is base.classifier else 3
 
     monkeypatch.setattr(adapt_module, "fixes_needed", fixes)
@@ -210,6 +214,7 @@ def test_a_tie_keeps_the_learnt_detector_when_the_base_needs_fixes(tmp_path, mon
     assert meta["learnt_conf"] == max(config.learnt_confs) and meta["learnt_veto"] == max(
         config.learnt_vetoes
     )
+    assert meta["learnt_refit"] == config.learnt_refit > 0 and refits == {config.learnt_refit}
 
 
 def test_a_stage_that_saves_one_fix_is_not_kept(tmp_path, monkeypatch):
