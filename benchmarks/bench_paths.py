@@ -1,6 +1,8 @@
 """Median time per 12 MP photo along the paths people take, stage by stage, beside the ONNX peer.
 
-    python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess] [--fill 0.5]
+    python benchmarks/bench_paths.py [--n 9] [--rounds 3] [--no-subprocess] [--fill 0.5] [--model M]
+
+`--model`: read with this model.json (a player's model from `vision adapt`) instead of the shipped one.
 
 Paths (model loading excluded, except for the CLI as a process, which is timed as called):
 - the page: upload bytes -> boxes, as page.panels.photo.photo_input calls it (the photo's key, then
@@ -117,19 +119,19 @@ def page_stages(blob: bytes, detector) -> dict[str, float]:
     return out
 
 
-def cli_in_process(f: Path) -> None:
+def cli_in_process(f: Path, model: Path = DEFAULT_MODEL) -> None:
     """`python -m vision detect --json FILE` without starting Python (model already loaded)."""
     with contextlib.redirect_stdout(io.StringIO()):
-        if vision_main(["detect", "--json", str(f)]) != 0:
+        if vision_main(["detect", "--json", "--model", str(model), str(f)]) != 0:
             raise RuntimeError(f"vision detect failed on {f}")
 
 
-def cli_process(files: list[Path]) -> tuple[float, list[float]]:
+def cli_process(files: list[Path], model: Path = DEFAULT_MODEL) -> tuple[float, list[float]]:
     """One `python3 -m vision detect --json FILES...` process, as a person runs it: seconds to its
     first photo's line (interpreter, imports, model load, first read) and the gaps between the
     following lines (each further photo; the CLI flushes a line per photo)."""
     t = time.perf_counter()
-    cmd = [sys.executable, "-m", "vision", "detect", "--json", *map(str, files)]
+    cmd = [sys.executable, "-m", "vision", "detect", "--json", "--model", str(model), *map(str, files)]
     stamps = []
     with subprocess.Popen(
         cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
@@ -177,10 +179,11 @@ def main() -> int:
         default=1.0,
         help="share of the frame the val photo covers (0.5: tiles half as big, as from further away)",
     )
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="model.json to read with")
     args = ap.parse_args()
 
-    model = load_model()
-    detector = model_detector(str(DEFAULT_MODEL))
+    model = load_model(args.model)
+    detector = model_detector(str(args.model))
     other = peer()
     times: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -193,7 +196,7 @@ def main() -> int:
             for f, blob in zip(files, blobs, strict=True):
                 paths = {
                     "page: read_photo (upload bytes -> boxes)": lambda b=blob: page_path(b, detector),
-                    "CLI in process": lambda f=f: cli_in_process(f),
+                    "CLI in process": lambda f=f: cli_in_process(f, args.model),
                     "detect(path)": lambda f=f: detect(f, model=model),
                     "before: whole photo decoded, array read (the old page and CLI)": lambda b=blob: detect(
                         load_image(b), model=model
@@ -208,7 +211,7 @@ def main() -> int:
                     times.setdefault(name, []).append(s)
         if not args.no_subprocess:
             for _ in range(args.rounds):
-                first, gaps = cli_process(files)
+                first, gaps = cli_process(files, args.model)
                 times.setdefault("CLI process: start + load + first photo", []).append(first)
                 times.setdefault("CLI process: each further photo", []).extend(gaps)
 

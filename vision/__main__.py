@@ -154,7 +154,7 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
     try:
         made = export_model(Path(args.model or DEFAULT_MODEL))
     except ImportError as exc:
-        _err(f"exporting needs the `onnx` package (pip install -e '.[dev]'): {exc}")
+        _err(f"exporting needs the `onnx` package (pip install onnx): {exc}")
         return 2
     except (ModelFileError, OSError) as exc:
         _err(str(exc))

@@ -9,8 +9,8 @@ are exported again), and only when onnxruntime is installed. The detector keeps 
 letterbox and NMS, so the boxes are the torch reader's to float rounding
 (tests/vision/read/test_onnx_run.py). `MAHJONG_TORCH_ONLY=1` reads with torch.
 
-Exporting (`python -m vision export-onnx`) needs the `onnx` package (the dev extra); reading needs
-only `onnxruntime`.
+Exporting (`python -m vision export-onnx`, and adapt for a player's learnt detector) needs the
+`onnx` package; reading needs only `onnxruntime`.
 """
 
 from __future__ import annotations
@@ -150,6 +150,25 @@ def copy_export(weights: Path, copy: Path) -> None:
     source = export_path(weights)
     if source.is_file():
         shutil.copyfile(source, export_path(copy))
+
+
+def export_if_possible(weights: Path, imgsz: int) -> Path | None:
+    """Export `weights` beside them where this install can (the `onnx` package), else None: the
+    weights are then read with torch, the same boxes, only slower.
+
+    Why: a player's model reads a learnt detector beside the shipped one; read with torch it made
+    the page's read of a 12 MP photo about half as slow again as the shipped model's (measured in
+    models/MODEL_CARD.md stop 44). A failed export leaves no file behind (an unstamped one would be
+    refused anyway)."""
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        return None
+    try:
+        return export_detector(weights, imgsz)
+    except Exception:  # noqa: BLE001 - any exporter failure: torch reads the weights as before
+        export_path(weights).unlink(missing_ok=True)
+        return None
 
 
 def stamp(onnx_file: Path, weights: Path) -> None:

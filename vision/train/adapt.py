@@ -512,6 +512,7 @@ def _adapt(
         onnx_run.copy_export(base_detector, out_dir / "tile_detector.pt")  # the same weights: read as fast
         if kept == KEEP_BOTH:
             shutil.copyfile(detector_file, out_dir / LEARNT_DETECTOR)
+            onnx_run.export_if_possible(out_dir / LEARNT_DETECTOR, m.det_imgsz)  # read as fast as the base
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if found:

@@ -8,9 +8,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision.labels import store as labelstore
+from vision.read import onnx_run, safe_weights
 from vision.read.detect import DEFAULT_MODEL, MODELS_DIR, detect, load_model
 from vision.read.imageio import load_image
 from vision.train import data
@@ -136,6 +138,13 @@ def test_the_detector_learns_the_saved_photos_too(tmp_path, monkeypatch):
     without = detect(FIXTURES / "tiles_grid.jpg", model=replace(mine, learnt=None))
     found = detect(FIXTURES / "tiles_grid.jpg", model=mine)
     assert len(found) >= 10 and len(found) >= len(without)
+    # exported beside its weights (stamped with them), so the page reads it on ONNX Runtime, and
+    # the same boxes as torch reads from the weights
+    assert isinstance(mine.learnt, onnx_run.OnnxDetector)
+    torch_read = replace(mine, learnt=safe_weights.load_detector(path.parent / "learnt_detector.pt"))
+    on_torch = detect(FIXTURES / "tiles_grid.jpg", model=torch_read)
+    assert [d.cls for d in on_torch] == [d.cls for d in found]
+    assert np.allclose([d.xyxy for d in on_torch], [d.xyxy for d in found], atol=0.5)
 
 
 def test_the_check_moves_the_operating_point_when_the_players_photos_need_it(tmp_path, monkeypatch):
