@@ -349,6 +349,8 @@ class _ViewReading:
     squeeze: tuple[float, float] = (1, 1)
     #: The reader's OperatingPoint.flower_at_least (tile_and_face).
     flower_at_least: float = 0.0
+    #: Whether a box may be called a flower at all: not in a photo that looks distorted (_best_reading).
+    flowers: bool = True
 
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
@@ -561,18 +563,23 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    base = plain.score(tm.tile_conf)
     views = aspect_views_of(tm.op)
     if not (aspect_views and views) or not plain.looks_distorted(tm.tile_conf):
         return plain
+    # A photo that looks distorted has distorted crops too: a `flower` output learnt on crops of
+    # photos as taken read the blurred tiles of stretched exports as flowers (models/MODEL_CARD.md
+    # stop 36), so no box of such a photo is called one, in any view.
+    plain = replace(plain, flowers=False)
+    base = plain.score(tm.tile_conf)
     bar = switch_bar(base)
-    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf) for sq in views]
+    others = [replace(_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf), flowers=False) for sq in views]
     others = [_with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= bar else o for o in others]
     pick = choose_view(base, [o.score(tm.tile_conf) for o in others])
     if pick < 0:
         return plain
     if floor < tm.tile_conf:
-        return _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, views[pick], floor))
+        again = _read_view(tm, mid, mid_scale, size, views[pick], floor)
+        return _with_faces(tm, pixels, replace(again, flowers=False))
     return others[pick]
 
 
@@ -596,6 +603,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     face = real / np.maximum(mass, 1e-9)[:, None]
     tile = reading.det_conf * mass
     if reading.probs.shape[1] > FLOWER_ID:  # a flower is a tile (no `other` mass), but not in play
+        if not reading.flowers:  # counted as a tile, never as a flower (a distorted photo)
+            return reading.det_conf * (mass + reading.probs[:, FLOWER_ID]), face
         flower = reading.probs[:, FLOWER_ID]
         is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
         tile = np.where(is_flower, 0.0, reading.det_conf * (mass + flower))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -293,6 +294,8 @@ def test_a_flower_is_a_tile_that_is_not_returned_and_costs_no_face_its_tile_conf
     assert tile_and_face(barred)[0] == pytest.approx(
         [0.8 * 0.9, 0.8 * 0.9, 0.8 * 0.6]
     )  # 0.7 < the bar: a tile
+    distorted = replace(reading, flowers=False)  # a photo that looks distorted calls nothing a flower
+    assert tile_and_face(distorted)[0] == pytest.approx([0.8 * 0.9, 0.8 * 0.9, 0.8 * 0.6])
 
 
 def test_the_flower_bar_is_a_model_json_key(tmp_path):
