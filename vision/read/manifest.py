@@ -43,15 +43,15 @@ class ModelManifest:
     #: A player's model (vision.train.adapt): a second detector, fine-tuned on the player's photos,
     #: read beside `detector`. Its boxes at or above `learnt_conf` (its own detector confidence) are
     #: added where the base found nothing, never in place of the base detector's boxes; only
-    #: `learnt_veto` (below) lets it drop one (vision.read.detect._with_learnt).
+    #: `learnt_veto` (below) lets it drop one (vision.read.learnt.merge).
     learnt_detector: str | None = None
     learnt_conf: float = 0.5
     #: Above 0, the learnt detector also says where the player's table has no tile: a base box it
     #: does not confirm (no box of its own at or above this confidence with IoU >= 0.5) is dropped
-    #: (vision.read.detect._with_learnt). 0: every base box stays.
+    #: (vision.read.learnt.merge). 0: every base box stays.
     learnt_veto: float = 0.0
     #: Above 0, a base box the learnt detector sees as the same one tile but outlines differently
-    #: (IoU under this) takes the learnt box's outline (vision.read.detect._refit). 0: never.
+    #: (IoU under this) takes the learnt box's outline (vision.read.learnt.refit). 0: never.
     learnt_refit: float = 0.0
     extra: dict = field(default_factory=dict)
 

@@ -8,7 +8,7 @@ stages learn from them: the classifier's tail, mixed with the replay bank shippe
 (vision.train.replay, so that the faces those photos do not show are not forgotten), and a copy of the
 whole detector, a few minutes on a laptop CPU. The learnt detector is read beside the base one,
 never instead of it: its boxes are added where the base found nothing
-(vision.read.detect._with_learnt), and where the check keeps the veto it drops the base boxes it
+(vision.read.learnt.merge), and where the check keeps the veto it drops the base boxes it
 does not confirm (the shelf behind that table). Round 5's adapt replaced the detector, and on new
 photos of a standing set it returned 30 % of the tiles where the base returned 49.5 %: its
 confidences had fallen under the operating point. The check (each photo read by models adapted on
@@ -100,7 +100,7 @@ class AdaptConfig:
     #: each; ties keep the highest (fewest boxes).
     learnt_vetoes: tuple[float, ...] = (0.0, 0.25)
     #: A base box the learnt detector outlines differently (IoU under this, the same one tile) takes
-    #: the learnt outline (vision.read.detect._refit); 0: never. On riichi-standing-dev session 02
+    #: the learnt outline (vision.read.learnt.refit); 0: never. On riichi-standing-dev session 02
     #: every tile the adapted reader missed was outlined by its face alone (models/MODEL_CARD.md
     #: stop 44). The check reads the learnt stage with it.
     learnt_refit: float = 0.7
@@ -253,7 +253,7 @@ def fine_tune_detector(
     missed standing tiles become positives, a shelf it took for tiles becomes background. Mosaic and
     the usual ultralytics augmentation turn five photos into many different views. Thirty steps
     (a batch holds every photo) are few enough to keep what it knew about tiles in general, and the
-    copy is read beside the base detector, never instead of it (vision.read.detect._with_learnt).
+    copy is read beside the base detector, never instead of it (vision.read.learnt.merge).
 
     Each pass is one optimizer step: ultralytics' defaults accumulate gradients up to 64 images
     (`nbs`) and warm up over at least 100 iterations, so thirty passes of five photos were about a

@@ -1,6 +1,6 @@
 """A player's model reads the base detector and the learnt one side by side: the learnt detector's
 boxes are added where the base found nothing, and take a base box away only where adapt's check
-kept the veto (vision.read.detect, `_with_learnt`; written by vision.train.adapt, named in
+kept the veto (vision.read.learnt, run by vision.read.detect; written by vision.train.adapt, named in
 model.json as `learnt_detector`, `learnt_conf`, `learnt_veto`), and with `learnt_refit` a base box
 the learnt detector outlines differently takes the learnt outline."""
 
