@@ -15,7 +15,9 @@ saves them (vision.labels.store); the rest of the group's val photos are the tes
 and the adapted one are measured on that same rest, so the difference is what adapting did. Use a
 base model trained WITHOUT the group (`train --hold-out`) for the honest "new print" number.
 Prints one JSON object (also written to OUT/result.json): adapt wall time, and per model tiles
-returned, faces right of those, photos fully right, mAP50.
+returned, faces right of those, photos fully right, mAP50. `--other-set DATA` also reads another
+set's val photos with both models ("at another table": the player's model on a print it never
+learnt, where it should lose as little as it can against the base).
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ def main() -> int:
     ap.add_argument("--detector-epochs", type=int, default=None, help="0: the classifier only")
     ap.add_argument("--detector-lr", type=float, default=None)
     ap.add_argument("--detector-frozen", type=int, default=None, help="detector layers kept as they are")
+    ap.add_argument(
+        "--other-set",
+        default=None,
+        help="also read this data.yaml (or dataset folder) of another print with both models",
+    )
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     out = Path(args.out)
@@ -158,6 +165,13 @@ def main() -> int:
         "base": measure(Path(args.model), test_yaml),
         "adapted": measure(adapted, test_yaml),
     }
+    if args.other_set:
+        other = Path(args.other_set)
+        result["other_set"] = {
+            "data": str(other),
+            "base": measure(Path(args.model), other),
+            "adapted": measure(adapted, other),
+        }
     (out / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
     return 0
