@@ -153,3 +153,30 @@ def test_export_onnx_writes_the_detector_beside_a_models_weights(tmp_path, monke
     assert [d.cls for d in a] == [d.cls for d in b] and len(a) >= 10
     onnx_run.copy_export(folder / "tile_detector.pt", tmp_path / "tile_detector.pt")  # a player's copy
     assert (tmp_path / "tile_detector.onnx").read_bytes() == (folder / "tile_detector.onnx").read_bytes()
+
+
+def test_an_export_that_cannot_be_made_leaves_no_file_and_the_weights_read_with_torch(tmp_path, monkeypatch):
+    """adapt exports a player's learnt detector where it can; an exporter that fails (or no `onnx`
+    package) leaves nothing beside the weights, so the reader loads them with torch as before."""
+    import builtins
+
+    weights = tmp_path / "learnt_detector.pt"
+    weights.write_bytes(b"weights")
+
+    def broken(w, imgsz):
+        onnx_run.export_path(w).write_bytes(b"half an export")
+        raise RuntimeError("exporter failed")
+
+    monkeypatch.setattr(onnx_run, "export_detector", broken)
+    assert onnx_run.export_if_possible(weights, 384) is None
+    assert not onnx_run.export_path(weights).exists()
+    real_import = builtins.__import__
+
+    def no_onnx(name, *args, **kwargs):
+        if name == "onnx":
+            raise ImportError("no onnx here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_onnx)
+    assert onnx_run.export_if_possible(weights, 384) is None
+    assert not onnx_run.export_path(weights).exists()
