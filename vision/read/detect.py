@@ -396,16 +396,18 @@ def _read_view(
     size: tuple[int, int],
     squeeze: tuple[float, float],
     floor: float,
+    flowers: bool = True,
 ) -> _ViewReading:
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
-    Faces are not read yet (see _with_faces): most aspect views never need it."""
+    Faces are not read yet (see _with_faces): most aspect views never need it. `flowers`: see
+    _ViewReading.flowers."""
     view, sx, sy = _detector_view(mid, tm.det_imgsz, squeeze)
     boxes, det_conf, det_cls = _boxes_of(tm.detector, view, tm.det_imgsz, floor, tm.op.nms_iou)
     if tm.learnt is not None:
         boxes, det_conf, det_cls = _with_learnt(tm, view, (boxes, det_conf, det_cls))
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
     boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
-    return _ViewReading(boxes, det_conf, det_cls, None, squeeze)
+    return _ViewReading(boxes, det_conf, det_cls, None, squeeze, flowers=flowers)
 
 
 def _boxes_of(
@@ -496,14 +498,15 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
     bar = switch_bar(base)
-    others = [replace(_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf), flowers=False) for sq in views]
+    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [_with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= bar else o for o in others]
     pick = choose_view(base, [o.score(tm.tile_conf) for o in others])
     if pick < 0:
         return plain
     if floor < tm.tile_conf:
-        again = _read_view(tm, mid, mid_scale, size, views[pick], floor)
-        return _with_faces(tm, pixels, replace(again, flowers=False))
+        return _with_faces(
+            tm, pixels, _read_view(tm, mid, mid_scale, size, views[pick], floor, flowers=False)
+        )
     return others[pick]
 
 
@@ -527,11 +530,11 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     face = real / np.maximum(mass, 1e-9)[:, None]
     tile = reading.det_conf * mass
     if reading.probs.shape[1] > FLOWER_ID:  # a flower is a tile (no `other` mass), but not in play
-        if not reading.flowers:  # counted as a tile, never as a flower (a distorted photo)
-            return reading.det_conf * (mass + reading.probs[:, FLOWER_ID]), face
         flower = reading.probs[:, FLOWER_ID]
-        is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
-        tile = np.where(is_flower, 0.0, reading.det_conf * (mass + flower))
+        tile = reading.det_conf * (mass + flower)
+        if reading.flowers:  # else (a distorted photo) counted as a tile, never as a flower
+            is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
+            tile = np.where(is_flower, 0.0, tile)
     return tile, face
 
 

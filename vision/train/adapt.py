@@ -512,7 +512,7 @@ def _adapt(
         onnx_run.copy_export(base_detector, out_dir / "tile_detector.pt")  # the same weights: read as fast
         if kept == KEEP_BOTH:
             shutil.copyfile(detector_file, out_dir / LEARNT_DETECTOR)
-            onnx_run.export_if_possible(out_dir / LEARNT_DETECTOR, m.det_imgsz)  # read as fast as the base
+            onnx_run.export_if_possible(out_dir / LEARNT_DETECTOR, m.det_imgsz)  # read on ONNX Runtime too
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if found:
@@ -520,8 +520,8 @@ def _adapt(
             shutil.copyfile(base_path.parent / name, out_dir / name)
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
     m.learnt_detector = LEARNT_DETECTOR if kept == KEEP_BOTH else None
-    m.learnt_conf, m.learnt_veto = learnt_conf, learnt_veto  # written only with learnt_detector
-    m.learnt_refit = config.learnt_refit
+    # written only with learnt_detector
+    m.learnt_conf, m.learnt_veto, m.learnt_refit = learnt_conf, learnt_veto, config.learnt_refit
     m.op = at_point(base_model, point).op
     m.extra = {
         **{k: v for k, v in m.extra.items() if k not in ("sources",)},

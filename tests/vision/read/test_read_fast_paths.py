@@ -103,7 +103,9 @@ def test_aspect_views_are_skipped_when_the_plain_view_reads_the_hand(monkeypatch
     views: list[tuple[int, int]] = []
     real = reader._read_view
     monkeypatch.setattr(
-        reader, "_read_view", lambda tm, m, s, size, sq, f: views.append(sq) or real(tm, m, s, size, sq, f)
+        reader,
+        "_read_view",
+        lambda tm, m, s, size, sq, f, **kw: views.append(sq) or real(tm, m, s, size, sq, f, **kw),
     )
     reader.detect(img)
     assert views == [(1, 1)]
