@@ -22,7 +22,8 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import torch
+
+from vision.read import yolo_nms
 
 #: The ONNX metadata key holding the sha256 of the weights file the model was exported from.
 SOURCE_KEY = "exported_from_sha256"
@@ -87,7 +88,8 @@ def session_for(weights: Path) -> object | None:
 class OnnxDetector:
     """A YOLO detector exported to ONNX, read as `vision.read.detect._boxes_of` reads the torch one:
     ultralytics' letterbox (minimal padding to the stride), the network on ONNX Runtime, then
-    ultralytics' NMS and box scaling, with the same arguments as its predictor uses."""
+    ultralytics' NMS (in numpy, vision.read.yolo_nms) and box scaling, with the same arguments as
+    its predictor uses."""
 
     def __init__(self, session: object, names: dict[int, str], stride: int) -> None:
         self.session = session
@@ -116,17 +118,13 @@ class OnnxDetector:
         self, view: np.ndarray, imgsz: int, conf: float, iou: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Boxes (view pixels, x1 y1 x2 y2), confidences and classes on a BGR uint8 view."""
-        from ultralytics.utils import nms, ops
+        from ultralytics.utils import ops
 
         x = self.network_input(view, imgsz)
         raw = self.session.run(None, {self._input: x})[0]
-        found = nms.non_max_suppression(torch.from_numpy(raw), conf, iou, None, False, max_det=300, nc=0)[0]
-        xyxy = ops.scale_boxes(x.shape[2:], found[:, :4], view.shape)
-        return (
-            xyxy.numpy().astype(np.float64).reshape(-1, 4),
-            found[:, 4].numpy().astype(np.float64),
-            found[:, 5].numpy().astype(int),
-        )
+        xyxy, score, label = yolo_nms.suppress(raw, conf, iou)
+        xyxy = ops.scale_boxes(x.shape[2:], xyxy, view.shape)
+        return xyxy.astype(np.float64).reshape(-1, 4), score.astype(np.float64), label.astype(int)
 
     def network_input(self, view: np.ndarray, imgsz: int) -> np.ndarray:
         """What the network reads for a BGR uint8 view: letterboxed, RGB, N x C x H x W float in 0..1."""
