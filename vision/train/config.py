@@ -76,6 +76,11 @@ class TrainConfig:
     )
     detector_drawn: bool = _opt(False, "the detector trains on the drawn-face scenes too")
     close_mosaic: int = _opt(10, "final detector epochs without mosaic")
+    det_scale: float = _opt(
+        0.5,
+        "the detector's random zoom (ultralytics `scale`): each training picture is resized by a "
+        "gain drawn from 1 - this .. 1 + this; 0.5 (ultralytics' default) in every round up to 23",
+    )
     cls_epochs: int = _opt(14, "classifier epochs")
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")

@@ -96,6 +96,7 @@ def train_detector(
     project: Path = RUNS_DIR,
     close_mosaic: int = 10,
     device: str = "cpu",
+    scale: float = 0.5,
 ) -> Path:
     """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
 
@@ -133,6 +134,7 @@ def train_detector(
             cache="ram",
             patience=1000,
             close_mosaic=close_mosaic,  # last epochs on whole photos: close-ups' tiles stay whole
+            scale=scale,  # the random zoom: how many sizes of each tile the detector sees
             project=str(project),
             name=name,
             exist_ok=True,
@@ -692,6 +694,7 @@ def run(args: TrainConfig) -> int:
             close_mosaic=args.close_mosaic,
             batch=args.det_batch,
             device=args.device,
+            scale=args.det_scale,
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = Path(args.classifier) if args.classifier else run_dir / "classifier" / "tile_classifier.pt"

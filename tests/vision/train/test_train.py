@@ -61,9 +61,11 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     assert det.is_file()
     # continuing from our own one-class weights carries every layer over
     det2 = train.train_detector(
-        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det
+        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det, scale=0.7
     )
     assert det2.is_file()
+    # the random zoom asked for (--det-scale) is the one ultralytics trained with
+    assert "scale: 0.7" in (tmp_path / "runs" / "det2" / "args.yaml").read_text().splitlines()
 
     crops = vcrops.load_crops([src], "train")
     assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
