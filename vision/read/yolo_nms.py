@@ -6,7 +6,7 @@ small torch operations per kept box: ~3 ms of a 12 MP photo's ~75 ms on the page
 (models/MODEL_CARD.md, stop 45), for what is a few microseconds of numpy on the ~2,000 anchors of a
 384-pixel view. The arithmetic is float32 as in torch (the same centre-to-corner step, the same
 per-class offset, the same IoU expression and comparisons), so the kept boxes are bit for bit the
-same: `tests/vision/test_yolo_nms.py` compares the two on drawn outputs and on a real photo.
+same: `tests/vision/read/test_yolo_nms.py` compares the two on drawn outputs and on a real photo.
 """
 
 from __future__ import annotations
