@@ -196,12 +196,7 @@ return {rect: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.
 def _shown_button(driver, key: str):
     """The button with this widget key that is drawn (a copy left over from the run before, folded
     away or at zero size, comes after it), or None while there is none yet."""
-    found = driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} button")
-    for button in found:
-        with contextlib.suppress(*TAP_RACES):
-            if button.is_displayed():
-                return button
-    return found[0] if found else None
+    return first_shown(f".st-key-{key} button")(driver)
 
 
 def _unfold(driver, button) -> bool:
@@ -281,6 +276,38 @@ def again_until(tap, shown, tries: int = 3):
         except TimeoutException:
             continue
     return None
+
+
+def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
+    """Tap what `find(driver)` returns (an element, or None while there is none) until
+    `shown(driver)` returns something within `wait` s (returned); None after `tries` taps. A tap that
+    reaches the server while the page's 2 s poll reruns its fragment was dropped once on a loaded CI
+    machine (stop 45): a player taps again, and so does a test, never while the first could still
+    be answered (`wait`), so a toggle is not tapped shut."""
+
+    def tap() -> None:
+        element = find(driver)
+        if element is None:
+            return
+        with contextlib.suppress(*TAP_RACES):  # redrawn under the finger: the next try taps again
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+
+    return again_until(tap, lambda: WebDriverWait(driver, wait).until(shown))
+
+
+def first_shown(css: str):
+    """A `find` for tap_until: the first element `css` finds that is drawn (else the first, else None)."""
+
+    def find(driver):
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        for element in found:
+            with contextlib.suppress(*TAP_RACES):
+                if element.is_displayed():
+                    return element
+        return found[0] if found else None
+
+    return find
 
 
 def upload(driver, path: Path) -> None:

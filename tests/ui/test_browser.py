@@ -28,6 +28,7 @@ from tests.ui.browser_helpers import (
     WebDriverWait,
     again_until,
     click_key,
+    first_shown,
     in_view,
     open_expander,
     open_section,
@@ -38,6 +39,7 @@ from tests.ui.browser_helpers import (
     settled,
     sideways,
     tap_photo_until,
+    tap_until,
     upload,
     wait_text,
 )
@@ -71,10 +73,13 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     sug = tap_photo_until(browser, sample_tile_centre(-1), '[class*="st-key-sug_8s_"] button', server)
     WebDriverWait(browser, 10).until(lambda d: in_view(d, sug))
     assert sideways(browser) == 0  # the keyboard fits the phone
-    sug.click()
-    WebDriverWait(browser, 30).until(
-        lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]')
+    fixed = tap_until(
+        browser,
+        first_shown('[class*="st-key-sug_8s_"] button'),
+        lambda d: not d.find_elements(By.CSS_SELECTOR, '[class*="st-key-pickq_"]'),
+        wait=30,
     )
+    assert fixed, "three taps on the suggestion never fixed the orange tile"
     body = page_text(browser)
     assert "不能胡" not in body and "Traceback" not in body
 

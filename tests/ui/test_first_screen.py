@@ -17,11 +17,13 @@ from tests.ui.browser_helpers import (
     By,
     WebDriverWait,
     click_key,
+    first_shown,
     open_section,
     page_text,
     screen_shot,
     serve,
     settled,
+    tap_until,
     upload,
     wait_text,
 )
@@ -117,12 +119,13 @@ def test_sections_stay_open_where_the_player_left_them(server, browser):
     WebDriverWait(browser, 30).until(lambda d: "开始新的一晚？" not in page_text(d))
     settled(browser)
     assert _is_open(browser, "今晚的记分本"), "the scorebook folded shut after 取消"
-    tile = next(
-        b for b in browser.find_elements(By.CSS_SELECTOR, '[class*="st-key-pick"] button') if b.is_displayed()
+    opened = tap_until(  # the tile keyboard opens above the sections
+        browser,
+        first_shown('[class*="st-key-pick"] button'),
+        lambda d: d.find_elements(By.CSS_SELECTOR, ".st-key-kbclose"),
+        wait=30,
     )
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", tile)
-    tile.click()  # the tile keyboard opens above the sections
-    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".st-key-kbclose"))
+    assert opened, "three taps on a tile never opened the tile keyboard"
     settled(browser)
     assert _is_open(browser, "规则和选项"), "the rules section folded shut when the keyboard opened"
     assert _is_open(browser, "今晚的记分本")

@@ -4,7 +4,6 @@ his meld text, and fix one with a tap. SHOTS=docs keeps docs/loser-melds-photo.p
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -12,12 +11,11 @@ import pytest
 
 from tests.ui.browser_helpers import (
     ROOT,
-    TAP_RACES,
     By,
     WebDriverWait,
-    again_until,
     chrome,
     click_key,
+    first_shown,
     in_view,
     open_section,
     page_text,
@@ -25,6 +23,7 @@ from tests.ui.browser_helpers import (
     serve,
     settled,
     sideways,
+    tap_until,
     wait_text,
 )
 
@@ -80,38 +79,24 @@ def test_a_photo_of_easts_melds_is_proposed_and_fixed_with_a_tap(real_server, tm
         time.sleep(0.5)
         screen_shot(d, "loser-melds-photo")
         assert sideways(d) == 0
-        # 白 was misread: it is 中. Each tap is made again when nothing came of it (again_until): the
-        # page's 2 s poll of the other phone reruns a fragment, and a tap landing in that run was
-        # dropped once on a loaded CI machine; a player taps again, and so does this test.
-        tile_css = '[class*="st-key-lmt_E_0_0_"] button'
-        key_css = ".st-key-kb_C_lmE button"
-        key = again_until(
-            lambda: _tap(d, tile_css),
-            lambda: WebDriverWait(d, 15).until(
-                lambda x: next(iter(x.find_elements(By.CSS_SELECTOR, key_css)), None)
-            ),
+        # 白 was misread: it is 中 (each tap made again when nothing came of it: tap_until)
+        key = tap_until(
+            d,
+            first_shown('[class*="st-key-lmt_E_0_0_"] button'),
+            lambda x: next(iter(x.find_elements(By.CSS_SELECTOR, ".st-key-kb_C_lmE button")), None),
         )
         assert key is not None, "three taps on 白 never opened the tile keyboard"
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", key)
         WebDriverWait(d, 10).until(lambda x: in_view(x, key))
-        fixed = again_until(
-            lambda: _tap(d, key_css),
-            lambda: WebDriverWait(d, 15).until(
-                lambda x: (
-                    x.find_element(By.CSS_SELECTOR, '[class*="_melds_E"] input').get_attribute("value")
-                    == "碰中 碰7p"
-                )
+        fixed = tap_until(
+            d,
+            first_shown(".st-key-kb_C_lmE button"),
+            lambda x: (
+                x.find_element(By.CSS_SELECTOR, '[class*="_melds_E"] input').get_attribute("value")
+                == "碰中 碰7p"
             ),
         )
         assert fixed, "the tile keyboard's 中 never fixed East's 碰白"
         assert "Traceback" not in page_text(d)
     finally:
         d.quit()
-
-
-def _tap(driver, css: str) -> None:
-    """Tap the first element `css` finds; one redrawn under the finger is left to the next try."""
-    found = driver.find_elements(By.CSS_SELECTOR, css)
-    if found:
-        with contextlib.suppress(*TAP_RACES):
-            found[0].click()

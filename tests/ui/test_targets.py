@@ -30,6 +30,7 @@ from tests.ui.browser_helpers import (
     screen_shot,
     settled,
     tap_photo_until,
+    tap_until,
     upload,
     wait_text,
 )
@@ -267,12 +268,18 @@ def test_the_keyboard_opens_wholly_in_view(server, browser, tmp_path):
     tap_photo_until(browser, sample_tile_centre(2), ".st-key-kbclose button", server)
     assert_wholly_in_view(browser, "from the photo")
     screen_shot(browser, "keyboard-photo")
-    meld = browser.find_elements(By.CSS_SELECTOR, '[class*="_role_2"] button')
-    step = next(b for b in meld if b.text.strip() == "副露1")
-    browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", step)
-    step.click()  # tile 3 joins 副露1: the keyboard moves on to tile 4
-    WebDriverWait(browser, 30).until(
+    moved = tap_until(  # tile 3 joins 副露1: the keyboard moves on to tile 4
+        browser,
+        lambda d: next(
+            (
+                b
+                for b in d.find_elements(By.CSS_SELECTOR, '[class*="_role_2"] button')
+                if b.text.strip() == "副露1"
+            ),
+            None,
+        ),
         lambda d: d.find_elements(By.CSS_SELECTOR, '[class*="_role_3"]'),
-        message="the meld step never moved on",
+        wait=30,
     )
+    assert moved, "the meld step never moved on"
     assert_wholly_in_view(browser, "by a meld step")
