@@ -280,10 +280,10 @@ def again_until(tap, shown, tries: int = 3):
 
 def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
     """Tap what `find(driver)` returns (an element, or None while there is none) until
-    `shown(driver)` returns something within `wait` s (returned); None after `tries` taps. A tap that
-    reaches the server while the page's 2 s poll reruns its fragment was dropped once on a loaded CI
-    machine (stop 45): a player taps again, and so does a test, never while the first could still
-    be answered (`wait`), so a toggle is not tapped shut."""
+    `shown(driver)` returns something within `wait` s (returned); None after `tries` taps. On a loaded
+    CI machine a tap has come to nothing (stop 45; most likely it reached the server while the page's
+    2 s poll reran its fragment): a player taps again, and so does a test, never while the first
+    could still be answered (`wait`), so a toggle is not tapped shut."""
 
     def tap() -> None:
         element = find(driver)

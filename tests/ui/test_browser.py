@@ -11,7 +11,6 @@ docs/screenshot.png are made this way.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -131,27 +130,14 @@ def _state_of(driver, name: str, label: str) -> str:
 
 def _pick_indicator(driver, code: str) -> None:
     """Open the 混 indicator's tile keyboard and tap `code`. The opening tap is made again when no
-    keyboard came of it (again_until): on a loaded CI machine with two phones on one hand, a tap
+    keyboard came of it (tap_until): on a loaded CI machine with two phones on one hand, a tap
     landed while the page was being redrawn by the other phone's change and was dropped (the
     keyboard must still open, within three taps)."""
 
-    def tap() -> None:
-        button = WebDriverWait(driver, 30).until(
-            lambda d: next(
-                iter(d.find_elements(By.CSS_SELECTOR, '[class*="st-key-tilein_indicator_"] button')), None
-            )
-        )
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-        with contextlib.suppress(*TAP_RACES):  # redrawn under the finger: the next try taps again
-            button.click()
-
-    key = again_until(
-        tap,
-        lambda: WebDriverWait(driver, 15).until(
-            lambda d: next(
-                iter(d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None
-            )
-        ),
+    key = tap_until(  # the button waited for up to 30 s as before, then tapped until the keyboard shows
+        driver,
+        lambda d: WebDriverWait(d, 30).until(first_shown('[class*="st-key-tilein_indicator_"] button')),
+        lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f".st-key-kb_{code}_indicator button")), None),
     )
     assert key is not None, "the 混 indicator's tile keyboard did not open"
     WebDriverWait(driver, 10).until(lambda d: in_view(d, key))  # the tile keyboard opens in view
