@@ -28,6 +28,7 @@ from vision.read import manifest, onnx_run, safe_weights
 from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.operating_point import DEFAULT, OperatingPoint
+from vision.read.row_rescue import rescued
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles, for_reading
 
@@ -541,12 +542,18 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
 def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:
     """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
-    `threshold` a caller asks for."""
+    `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
+    continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
     at_op = sure[tile[sure] >= tm.tile_conf]
     keep[at_op[~keep_one_per_tile(reading.boxes[at_op], tile[at_op])]] = False
+    if tm.op.row_rescue > 0 and len(at_op):
+        kept = np.zeros(len(tile), dtype=bool)
+        kept[at_op[keep[at_op]]] = True
+        tile = np.where(rescued(reading.boxes, tile, kept, tm.op.row_rescue), tm.tile_conf, tile)
+        sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     detections: list[Detection] = []
     for i in sure:
         if not keep[i] or tile[i] < threshold:
@@ -601,8 +608,9 @@ def detect(
     rgb = pixels.rgb
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")
-    # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed.
-    floor = max(min(threshold, tm.conf, tm.tile_conf), 0.001)
+    # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed,
+    # nor under the row rescue's (a box under the point that may still be returned, see _decide).
+    floor = max(min(threshold, tm.conf, tm.tile_conf, tm.op.row_rescue or 1.0), 0.001)
     reading = _best_reading(tm, pixels, floor, aspect_views)
     if len(reading.boxes) == 0:
         return []

@@ -51,6 +51,13 @@ class OperatingPoint:
     #: its tiles (vision.read.detect.aspect_views_of). Read only where the plain view looks
     #: distorted, kept only where choose_view prefers it, as every aspect view.
     mild_view: float = 0.0
+    #: A box whose tile confidence is under `tile_conf` but at least this is returned too when it
+    #: stands in a row (or column) with sure tiles, touching one, of a tile's size
+    #: (vision.read.row_rescue); it is reported at `tile_conf`. 0.0: never (every model.json
+    #: before it). Why: on standing tiles of a print never seen, the tiles the detector misses are
+    #: mostly boxed under the point, beside tiles it is sure of, and its false boxes mostly stand
+    #: alone in the clutter (models/MODEL_CARD.md, stop 47).
+    row_rescue: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

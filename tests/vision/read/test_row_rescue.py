@@ -1,0 +1,85 @@
+"""A box the detector doubts is returned when it continues a row (or column) of sure tiles, and only
+then (vision.read.row_rescue, applied by vision.read.detect where OperatingPoint.row_rescue asks)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from vision.read import detect as reader
+from vision.read.operating_point import OperatingPoint
+from vision.read.row_rescue import rescued
+
+# Four standing tiles 30 x 40 px side by side, then one alone far to the right.
+ROW = [[0, 0, 30, 40], [31, 0, 61, 40], [62, 2, 92, 42], [93, 0, 123, 40]]
+ALONE = [300, 0, 330, 40]
+
+
+def _rescued(boxes, conf, low=0.25, point=0.55):
+    conf = np.asarray(conf, float)
+    return rescued(np.asarray(boxes, float), conf, conf >= point, low).tolist()
+
+
+def test_doubted_tiles_touching_a_sure_one_on_its_line_are_rescued_in_a_chain():
+    # the third tile touches only the second, which is rescued first: the chain carries it
+    assert _rescued(ROW, [0.9, 0.4, 0.3, 0.26]) == [False, True, True, True]
+
+
+def test_a_box_alone_and_a_box_under_the_low_bar_stay_out():
+    assert _rescued([*ROW[:2], ALONE], [0.9, 0.2, 0.5]) == [False, False, False]
+
+
+def test_a_box_of_another_size_or_on_another_line_is_not_a_neighbour():
+    laid_across = [31, 0, 71, 28]  # 28 px high beside a 40 px tile: a meld's turned tile, not this row
+    lower = [31, 25, 61, 65]  # touching, but shares 15 of 40 px across the line
+    assert _rescued([ROW[0], laid_across], [0.9, 0.4]) == [False, False]
+    assert _rescued([ROW[0], lower], [0.9, 0.4]) == [False, False]
+
+
+def test_a_column_counts_like_a_row():
+    column = [[0, 0, 40, 30], [0, 32, 40, 62], [1, 63, 41, 93]]
+    assert _rescued(column, [0.9, 0.3, 0.3]) == [False, True, True]
+
+
+def test_a_second_box_on_a_kept_tile_or_on_a_rescued_one_is_not_rescued():
+    half_of_first = [5, 2, 28, 38]
+    twin = [32, 1, 60, 39]  # the rescued second tile, boxed again a little smaller and less sure
+    assert _rescued([ROW[0], ROW[1], half_of_first, twin], [0.9, 0.4, 0.45, 0.35]) == [False, True, False, False]
+
+
+def test_nothing_is_rescued_without_a_sure_tile():
+    assert _rescued(ROW, [0.5, 0.5, 0.5, 0.5]) == [False] * 4
+
+
+class FakeDetector:
+    """Answers `predict` like ultralytics with fixed boxes (view pixels) and confidences."""
+
+    names = {0: "tile"}
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def predict(self, view, imgsz, conf, iou, verbose, device):  # noqa: ARG002 - ultralytics' signature
+        kept = [r for r in self.rows if r[4] >= conf]
+        t = torch.tensor(kept, dtype=torch.float32).reshape(-1, 5)
+        return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
+
+
+def _model(row_rescue: float) -> reader.TileModel:
+    rows = [(*ROW[0], 0.9), (*ROW[1], 0.9), (*ROW[2], 0.3), (*ALONE, 0.4), (150, 0, 180, 40, 0.1)]
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=row_rescue)
+    return reader.TileModel(FakeDetector(rows), None, op, 384, None, {}, None, 0.5, 0.0, 0.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("row_rescue, expected", [(0.0, 2), (0.25, 3)])
+def test_detect_at_the_operating_point_returns_the_rescued_tile_at_the_point(row_rescue, expected):
+    image = np.zeros((100, 384, 3), np.uint8)
+    found = reader.detect(image, model=_model(row_rescue))
+    assert len(found) == expected
+    if row_rescue:
+        third = [d for d in found if d.xyxy[0] == 62]
+        assert [d.tile_conf for d in third] == [pytest.approx(0.55)]
+    # at a low threshold the lone box and the faint one come back at their own confidence
+    low = {d.xyxy[0]: d.tile_conf for d in reader.detect(image, conf=0.05, model=_model(row_rescue))}
+    assert low[300] == pytest.approx(0.4) and low[150] == pytest.approx(0.1)

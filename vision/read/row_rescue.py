@@ -1,0 +1,79 @@
+"""Tiles the detector was unsure of, returned because they stand in a row with tiles it was sure of.
+
+Why: on standing tiles of a print the detector never saw, most tiles it misses at the operating
+point are still boxed, at a lower confidence (models/MODEL_CARD.md, stop 46: found at 0.2-0.5),
+while most of its false boxes there are clutter far from any tile (book spines). A player's tiles
+stand shoulder to shoulder in a row or a column: a box of a tile's height, touching a sure tile on
+the same line, is a tile far more often than a box of the same confidence alone on the shelf. This
+is hysteresis in space (as an edge detector keeps weak edges joined to strong ones): a box at
+`low` or more is kept when it continues a line of sure tiles; rescued boxes extend the line in turn.
+
+Pure numpy on xyxy boxes in one image's pixels (tests/vision/read/test_row_rescue.py);
+vision.read.detect applies it where the model's OperatingPoint.row_rescue asks (0: never).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.read.boxes import as_boxes, overlap_share
+
+#: Two tiles of one row are within this ratio of each other's height (width for a column): one
+#: print at one distance; a tile laid across a meld (3:4 of a standing tile's height) is not.
+SAME_SIZE = 1.3
+#: Their spans across the line overlap by at least this share of the smaller: on one line.
+SAME_LINE = 0.7
+#: Along the line they touch: the gap between them is at most this share of the narrower one's
+#: width (a meld is set a little apart), their overlap at most OVERLAP_ALONG of it (tiles seen at
+#: a slant overlap a little; more is a second box on the same tile).
+GAP_ALONG, OVERLAP_ALONG = 0.5, 0.25
+#: A candidate that shares more than this share of the smaller area with a kept box is part of
+#: that tile (or holds it): not a tile of its own.
+SHARES_KEPT = 0.3
+
+
+def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
+    """M[i, j]: box a[i] and box b[j] stand side by side on one line running along axis `along`
+    (0: a row, x; 1: a column, y)."""
+    across = 1 - along
+    size_a = a[:, across + 2] - a[:, across]
+    size_b = b[:, across + 2] - b[:, across]
+    big = np.maximum(size_a[:, None], size_b[None, :])
+    small = np.maximum(np.minimum(size_a[:, None], size_b[None, :]), 1e-9)
+    same_size = big <= SAME_SIZE * small
+    shared = np.minimum(a[:, None, across + 2], b[None, :, across + 2]) - np.maximum(
+        a[:, None, across], b[None, :, across]
+    )
+    same_line = shared >= SAME_LINE * small
+    width_a = a[:, along + 2] - a[:, along]
+    width_b = b[:, along + 2] - b[:, along]
+    narrow = np.maximum(np.minimum(width_a[:, None], width_b[None, :]), 1e-9)
+    gap = np.maximum(a[:, None, along], b[None, :, along]) - np.minimum(a[:, None, along + 2], b[None, :, along + 2])
+    touching = (gap <= GAP_ALONG * narrow) & (gap >= -OVERLAP_ALONG * narrow)
+    return same_size & same_line & touching
+
+
+def rescued(boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: float) -> np.ndarray:
+    """Bool per box: not sure, its tile confidence at least `low`, and joined to a sure box by a
+    chain of side-by-side neighbours (see _neighbours), sharing little with any kept box.
+
+    `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
+    surest first, so of two overlapping candidates the surer one is kept and the other is inside it.
+    """
+    b = as_boxes(boxes)
+    conf = np.asarray(tile_conf, dtype=np.float64)
+    kept = np.asarray(sure, dtype=bool).copy()
+    out = np.zeros(len(b), dtype=bool)
+    candidates = [int(i) for i in np.argsort(-conf, kind="stable") if not kept[i] and conf[i] >= low]
+    if not candidates or not kept.any():
+        return out
+    touches = _neighbours(b, b, 0) | _neighbours(b, b, 1)
+    shares = overlap_share(b, b)
+    grew = True
+    while grew:  # a rescued box may join the next one to the line
+        grew = False
+        for i in candidates:
+            if out[i] or not touches[i, kept].any() or (shares[i, kept] > SHARES_KEPT).any():
+                continue
+            out[i] = kept[i] = grew = True
+    return out
