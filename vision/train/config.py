@@ -81,6 +81,11 @@ class TrainConfig:
         "the detector's random zoom (ultralytics `scale`): each training picture is resized by a "
         "gain drawn from 1 - this .. 1 + this; 0.5 (ultralytics' default) in every round up to 23",
     )
+    det_lr0: float | None = _opt(
+        None,
+        "the detector's starting learning rate, with AdamW; default: ultralytics' own choice "
+        "(AdamW at 0.002 for a run under 10,000 batches, every round up to 26)",
+    )
     cls_epochs: int = _opt(14, "classifier epochs")
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")

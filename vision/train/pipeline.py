@@ -97,10 +97,12 @@ def train_detector(
     close_mosaic: int = 10,
     device: str = "cpu",
     scale: float = 0.5,
+    lr0: float | None = None,
 ) -> Path:
     """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
 
-    `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `weights`
+    `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `lr0`, when
+    given, starts AdamW there instead of at ultralytics' own choice (a gentler fine-tune). `weights`
     starts from earlier weights (e.g. the architecture-comparison run) instead of random init.
     plots=False keeps ultralytics from fetching a font. `device` is ultralytics' own: "cpu", "0",
     or "0,1,2,3" for several GPUs (ultralytics then trains with DDP, one process per GPU). AMP stays
@@ -119,6 +121,8 @@ def train_detector(
         # layer carries over (YOLO(cfg).load() would re-initialise the 80-class yaml's class head).
         model = YOLO(str(weights)) if weights else YOLO(cfg)
         kwargs = {"time": hours} if hours else {}
+        if lr0:  # "auto" ignores lr0: name what it picks for a short run (AdamW, beta1 0.9, no bias kick)
+            kwargs.update(optimizer="AdamW", lr0=lr0, momentum=0.9, warmup_bias_lr=0.0)
         model.train(
             data=str(data_yaml),
             imgsz=imgsz,
@@ -695,6 +699,7 @@ def run(args: TrainConfig) -> int:
             batch=args.det_batch,
             device=args.device,
             scale=args.det_scale,
+            lr0=args.det_lr0,
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = Path(args.classifier) if args.classifier else run_dir / "classifier" / "tile_classifier.pt"

@@ -61,11 +61,12 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     assert det.is_file()
     # continuing from our own one-class weights carries every layer over
     det2 = train.train_detector(
-        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det, scale=0.7
+        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det, scale=0.7, lr0=0.0005
     )
     assert det2.is_file()
-    # the random zoom asked for (--det-scale) is the one ultralytics trained with
-    assert "scale: 0.7" in (tmp_path / "runs" / "det2" / "args.yaml").read_text().splitlines()
+    # the random zoom (--det-scale) and the starting rate (--det-lr0) asked for are what ultralytics used
+    used = (tmp_path / "runs" / "det2" / "args.yaml").read_text().splitlines()
+    assert {"scale: 0.7", "optimizer: AdamW", "lr0: 0.0005", "warmup_bias_lr: 0.0"} <= set(used)
 
     crops = vcrops.load_crops([src], "train")
     assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
