@@ -48,7 +48,9 @@ def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
     width_a = a[:, along + 2] - a[:, along]
     width_b = b[:, along + 2] - b[:, along]
     narrow = np.maximum(np.minimum(width_a[:, None], width_b[None, :]), 1e-9)
-    gap = np.maximum(a[:, None, along], b[None, :, along]) - np.minimum(a[:, None, along + 2], b[None, :, along + 2])
+    gap = np.maximum(a[:, None, along], b[None, :, along]) - np.minimum(
+        a[:, None, along + 2], b[None, :, along + 2]
+    )
     touching = (gap <= GAP_ALONG * narrow) & (gap >= -OVERLAP_ALONG * narrow)
     return same_size & same_line & touching
 

@@ -45,7 +45,8 @@ def test_a_column_counts_like_a_row():
 def test_a_second_box_on_a_kept_tile_or_on_a_rescued_one_is_not_rescued():
     half_of_first = [5, 2, 28, 38]
     twin = [32, 1, 60, 39]  # the rescued second tile, boxed again a little smaller and less sure
-    assert _rescued([ROW[0], ROW[1], half_of_first, twin], [0.9, 0.4, 0.45, 0.35]) == [False, True, False, False]
+    found = _rescued([ROW[0], ROW[1], half_of_first, twin], [0.9, 0.4, 0.45, 0.35])
+    assert found == [False, True, False, False]
 
 
 def test_nothing_is_rescued_without_a_sure_tile():

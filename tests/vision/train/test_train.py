@@ -61,7 +61,15 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
     assert det.is_file()
     # continuing from our own one-class weights carries every layer over
     det2 = train.train_detector(
-        yaml_path, "det2", imgsz=64, epochs=1, batch=4, project=tmp_path / "runs", weights=det, scale=0.7, lr0=0.0005
+        yaml_path,
+        "det2",
+        imgsz=64,
+        epochs=1,
+        batch=4,
+        project=tmp_path / "runs",
+        weights=det,
+        scale=0.7,
+        lr0=0.0005,
     )
     assert det2.is_file()
     # the random zoom (--det-scale) and the starting rate (--det-lr0) asked for are what ultralytics used
