@@ -86,6 +86,11 @@ class TrainConfig:
         "the detector's starting learning rate, with AdamW; default: ultralytics' own choice "
         "(AdamW at 0.002 for a run under 10,000 batches, every round up to 26)",
     )
+    det_freeze: int = _opt(
+        0,
+        "keep the detector's first N layers as they start (ultralytics `freeze`; 10: YOLOv8n's "
+        "whole backbone, only the neck and head learn); 0: every layer learns, every round up to 27",
+    )
     cls_epochs: int = _opt(14, "classifier epochs")
     cls_minutes: float | None = _opt(None, "wall-time cap for the classifier")
     cls_init: str | None = _opt(None, "start the classifier from these weights (a tile_classifier.pt)")

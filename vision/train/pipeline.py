@@ -98,11 +98,13 @@ def train_detector(
     device: str = "cpu",
     scale: float = 0.5,
     lr0: float | None = None,
+    freeze: int = 0,
 ) -> Path:
     """Train a YOLO detector from a model .yaml (no downloads) and return its best weights.
 
     `hours`, when given, caps wall time (ultralytics then fits the LR schedule to it). `lr0`, when
-    given, starts AdamW there instead of at ultralytics' own choice (a gentler fine-tune). `weights`
+    given, starts AdamW there instead of at ultralytics' own choice (a gentler fine-tune); `freeze`
+    keeps the first layers as they start. `weights`
     starts from earlier weights (e.g. the architecture-comparison run) instead of random init.
     plots=False keeps ultralytics from fetching a font. `device` is ultralytics' own: "cpu", "0",
     or "0,1,2,3" for several GPUs (ultralytics then trains with DDP, one process per GPU). AMP stays
@@ -123,6 +125,8 @@ def train_detector(
         kwargs = {"time": hours} if hours else {}
         if lr0:  # "auto" ignores lr0: name what it picks for a short run (AdamW, beta1 0.9, no bias kick)
             kwargs.update(optimizer="AdamW", lr0=lr0, momentum=0.9, warmup_bias_lr=0.0)
+        if freeze:
+            kwargs["freeze"] = freeze
         model.train(
             data=str(data_yaml),
             imgsz=imgsz,
@@ -700,6 +704,7 @@ def run(args: TrainConfig) -> int:
             device=args.device,
             scale=args.det_scale,
             lr0=args.det_lr0,
+            freeze=args.det_freeze,
         )
         print(f"detector weights: {det_weights}", flush=True)
     cls_weights = Path(args.classifier) if args.classifier else run_dir / "classifier" / "tile_classifier.pt"

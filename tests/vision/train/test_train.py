@@ -70,11 +70,13 @@ def test_two_stage_training_smoke(tmp_path, monkeypatch):
         weights=det,
         scale=0.7,
         lr0=0.0005,
+        freeze=10,
     )
     assert det2.is_file()
-    # the random zoom (--det-scale) and the starting rate (--det-lr0) asked for are what ultralytics used
+    # the random zoom (--det-scale), the starting rate (--det-lr0) and the frozen layers (--det-freeze)
+    # asked for are what ultralytics used
     used = (tmp_path / "runs" / "det2" / "args.yaml").read_text().splitlines()
-    assert {"scale: 0.7", "optimizer: AdamW", "lr0: 0.0005", "warmup_bias_lr: 0.0"} <= set(used)
+    assert {"scale: 0.7", "optimizer: AdamW", "lr0: 0.0005", "warmup_bias_lr: 0.0", "freeze: 10"} <= set(used)
 
     crops = vcrops.load_crops([src], "train")
     assert crops.x.shape == (12, vcrops.SRC_H, vcrops.SRC_W, 3)
