@@ -60,7 +60,8 @@ def rescued(boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: flo
     chain of side-by-side neighbours (see _neighbours), sharing little with any kept box.
 
     `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
-    surest first, so of two overlapping candidates the surer one is kept and the other is inside it.
+    surest first: of two boxes on one tile the surer is rescued, and the other then overlaps a
+    kept box and is not.
     """
     b = as_boxes(boxes)
     conf = np.asarray(tile_conf, dtype=np.float64)
