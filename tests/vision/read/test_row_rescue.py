@@ -1,12 +1,10 @@
 """A box the detector doubts is returned when it continues a row (or column) of sure tiles, and only
 then (vision.read.row_rescue, applied by vision.read.detect where OperatingPoint.row_rescue asks)."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
-import torch
 
+from tests.vision.read.test_learnt_detector import FakeDetector
 from vision.read import detect as reader
 from vision.read.operating_point import OperatingPoint
 from vision.read.row_rescue import rescued
@@ -53,24 +51,10 @@ def test_nothing_is_rescued_without_a_sure_tile():
     assert _rescued(ROW, [0.5, 0.5, 0.5, 0.5]) == [False] * 4
 
 
-class FakeDetector:
-    """Answers `predict` like ultralytics with fixed boxes (view pixels) and confidences."""
-
-    names = {0: "tile"}
-
-    def __init__(self, rows):
-        self.rows = rows
-
-    def predict(self, view, imgsz, conf, iou, verbose, device):  # noqa: ARG002 - ultralytics' signature
-        kept = [r for r in self.rows if r[4] >= conf]
-        t = torch.tensor(kept, dtype=torch.float32).reshape(-1, 5)
-        return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
-
-
 def _model(row_rescue: float) -> reader.TileModel:
     rows = [(*ROW[0], 0.9), (*ROW[1], 0.9), (*ROW[2], 0.3), (*ALONE, 0.4), (150, 0, 180, 40, 0.1)]
     op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=row_rescue)
-    return reader.TileModel(FakeDetector(rows), None, op, 384, None, {}, None, 0.5, 0.0, 0.0)  # type: ignore[arg-type]
+    return reader.TileModel(FakeDetector(rows), None, op, 384, None, {})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("row_rescue, expected", [(0.0, 2), (0.25, 3)])
