@@ -31,6 +31,7 @@ from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.row_rescue import rescued
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles, for_reading
+from vision.read.yolo_nms import greedy_keep
 
 MODELS_DIR = _env.REPO_ROOT / "models"
 DEFAULT_MODEL = MODELS_DIR / "model.json"
@@ -230,6 +231,8 @@ VIEW_MAX_RATIO = 3.0
 DECODE_FACTOR = 2
 #: The detector input size of a model.json that does not say (the shipped models' 384).
 DEFAULT_DET_IMGSZ: int = manifest.ModelManifest.det_imgsz
+#: YOLOv8's largest stride: a detector input size is a multiple of it (OperatingPoint.small_view).
+DETECTOR_STRIDE = 32
 
 
 def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -398,14 +401,16 @@ def _read_view(
     squeeze: tuple[float, float],
     floor: float,
     flowers: bool = True,
+    imgsz: int | None = None,
 ) -> _ViewReading:
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
     Faces are not read yet (see _with_faces): most aspect views never need it. `flowers`: see
-    _ViewReading.flowers."""
-    view, sx, sy = _detector_view(mid, tm.det_imgsz, squeeze)
-    boxes, det_conf, det_cls = _boxes_of(tm.detector, view, tm.det_imgsz, floor, tm.op.nms_iou)
+    _ViewReading.flowers. `imgsz`: the detector's input size for this view (default the model's)."""
+    imgsz = imgsz or tm.det_imgsz
+    view, sx, sy = _detector_view(mid, imgsz, squeeze)
+    boxes, det_conf, det_cls = _boxes_of(tm.detector, view, imgsz, floor, tm.op.nms_iou)
     if tm.learnt is not None:
-        boxes, det_conf, det_cls = _with_learnt(tm, view, (boxes, det_conf, det_cls))
+        boxes, det_conf, det_cls = _with_learnt(tm, view, imgsz, (boxes, det_conf, det_cls))
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
     boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
     return _ViewReading(boxes, det_conf, det_cls, None, squeeze, flowers=flowers)
@@ -423,12 +428,12 @@ def _boxes_of(
 
 
 def _with_learnt(
-    tm: TileModel, view: np.ndarray, base: tuple[np.ndarray, np.ndarray, np.ndarray]
+    tm: TileModel, view: np.ndarray, imgsz: int, base: tuple[np.ndarray, np.ndarray, np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The base detector's boxes with the learnt detector's (a player's model), as
-    vision.read.learnt.merge decides which stand."""
+    """The base detector's boxes with the learnt detector's (a player's model) on the same view at
+    the same input size, as vision.read.learnt.merge decides which stand."""
     floor = learnt_merge.floor(tm.learnt_conf, tm.learnt_veto)
-    found = _boxes_of(tm.learnt, view, tm.det_imgsz, floor, tm.op.nms_iou)
+    found = _boxes_of(tm.learnt, view, imgsz, floor, tm.op.nms_iou)
     return learnt_merge.merge(base, found, tm.op.tile_conf, tm.learnt_conf, tm.learnt_veto, tm.learnt_refit)
 
 
@@ -460,6 +465,45 @@ def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: 
     return out
 
 
+def small_view_size(tm: TileModel) -> int:
+    """The detector's input size for OperatingPoint.small_view: that share of the model's, rounded
+    to the detector's stride (at least one stride); 0 when the reader has none."""
+    if tm.op.small_view <= 0:
+        return 0
+    return max(DETECTOR_STRIDE, round(tm.det_imgsz * tm.op.small_view / DETECTOR_STRIDE) * DETECTOR_STRIDE)
+
+
+def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _ViewReading) -> _ViewReading:
+    """`read` (faces read) and `again` (the same view at another input size, faces not read) as one
+    reading: both sets of boxes suppressed together by detector confidence at the reader's NMS IoU,
+    as one detector run would suppress its own; the faces of `read`'s kept boxes are reused, those
+    of `again`'s kept boxes read from their crops."""
+    if not len(again.boxes):
+        return read
+    boxes = np.concatenate((read.boxes, again.boxes))
+    det_conf = np.concatenate((read.det_conf, again.det_conf))
+    with np.errstate(invalid="ignore"):  # two boxes clipped to nothing at the photo's edge: 0 / 0
+        keep = np.sort(greedy_keep(boxes.astype(np.float32), det_conf.astype(np.float32), tm.op.nms_iou))
+    mine, new = keep[keep < len(read.boxes)], keep[keep >= len(read.boxes)] - len(read.boxes)
+    if not len(new):
+        return read
+    extra = _with_faces(
+        tm,
+        pixels,
+        replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new]),
+    )
+    probs = None
+    if read.probs is not None and extra.probs is not None:
+        probs = np.concatenate((read.probs[mine], extra.probs))
+    return replace(
+        read,
+        boxes=np.concatenate((read.boxes[mine], extra.boxes)),
+        det_conf=np.concatenate((read.det_conf[mine], extra.det_conf)),
+        det_cls=np.concatenate((read.det_cls[mine], extra.det_cls)),
+        probs=probs,
+    )
+
+
 def switch_bar(base: float) -> float:
     """Confident-tile mass an aspect view needs to replace a plain view that has `base`."""
     return max(ASPECT_FACTOR * base, base + ASPECT_GAIN)
@@ -484,14 +528,20 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
     score is at most its detector mass (class probabilities are <= 1), so faces are read only in
     views that could still win; the chosen view is read again only when the caller asked for
-    lower-confidence candidates too. A plain view that does not look distorted needs none.
+    lower-confidence candidates too. A plain view that does not look distorted needs none; it is
+    read again at OperatingPoint.small_view's size where the reader has one (_pooled).
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
+    if not plain.looks_distorted(tm.tile_conf):
+        small = small_view_size(tm)
+        if not small:
+            return plain
+        return _pooled(tm, pixels, plain, _read_view(tm, mid, mid_scale, size, (1, 1), floor, imgsz=small))
     views = aspect_views_of(tm.op)
-    if not (aspect_views and views) or not plain.looks_distorted(tm.tile_conf):
+    if not (aspect_views and views):
         return plain
     # A photo that looks distorted has distorted crops too: a `flower` output learnt on crops of
     # photos as taken read the blurred tiles of stretched exports as flowers (models/MODEL_CARD.md

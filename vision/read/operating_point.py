@@ -58,6 +58,14 @@ class OperatingPoint:
     #: mostly boxed under the point, beside tiles it is sure of, and its false boxes mostly stand
     #: alone in the clutter (models/MODEL_CARD.md, stop 47).
     row_rescue: float = 0.0
+    #: The photo as it is read a second time at this share of the detector's input size (0.8333:
+    #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
+    #: suppressed together; only where the plain view does not look distorted (a stretched export is
+    #: read through the aspect views instead). 0.0: never (every model.json before it). Why: the
+    #: detector's view of an unseen print's standing tiles depends on their size (models/
+    #: MODEL_CARD.md, stop 44: a sixth smaller, 7 points more of them returned, other sets worse);
+    #: pooled, each size may return what the other misses.
+    small_view: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

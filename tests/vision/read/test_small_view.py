@@ -1,0 +1,88 @@
+"""OperatingPoint.small_view: a photo that does not look distorted is read again at a smaller
+detector input size, and the two readings' boxes are pooled (vision.read.detect._pooled)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from vision.read import detect as reader
+from vision.read.operating_point import OperatingPoint
+
+WIDTH = 384  # the photo is as wide as the detector's input: the plain view is the photo itself
+ROW = [(x, 20, x + 30, 60) for x in (0, 31, 62, 93)]  # four standing tiles side by side
+MISSED = (124, 20, 154, 60)  # the fifth, which only the smaller view is sure of
+
+
+class SizedDetector:
+    """Answers `predict` like ultralytics with boxes given in photo pixels, per input size; records
+    the sizes it was asked for."""
+
+    def __init__(self, by_size: dict[int, list[tuple[float, float, float, float, float]]]) -> None:
+        self.by_size = by_size
+        self.asked: list[int] = []
+        self.names = {0: "tile"}
+
+    def predict(self, view, imgsz, conf, iou, verbose, device):  # noqa: ARG002 - ultralytics' signature
+        self.asked.append(imgsz)
+        to_view = view.shape[1] / WIDTH
+        kept = [(*(v * to_view for v in r[:4]), r[4]) for r in self.by_size.get(imgsz, []) if r[4] >= conf]
+        t = torch.tensor(kept, dtype=torch.float32).reshape(-1, 5)
+        return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
+
+
+def _model(detector: SizedDetector, small_view: float) -> reader.TileModel:
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, small_view=small_view)
+    return reader.TileModel(detector, None, op, 384, None, {})  # type: ignore[arg-type]
+
+
+def _photo() -> np.ndarray:
+    return np.zeros((100, WIDTH, 3), np.uint8)
+
+
+def test_the_small_size_is_a_share_of_the_input_rounded_to_the_stride():
+    detector = SizedDetector({})
+    assert reader.small_view_size(_model(detector, 0.0)) == 0  # every model.json before it
+    assert reader.small_view_size(_model(detector, 0.8333)) == 320
+    assert reader.small_view_size(_model(detector, 0.01)) == reader.DETECTOR_STRIDE
+
+
+def test_small_view_is_read_from_model_json_and_checked_like_every_threshold():
+    assert OperatingPoint.from_json({"small_view": 0.8333}).small_view == 0.8333
+    assert OperatingPoint.from_json({}).small_view == 0.0
+    with pytest.raises(ValueError, match="small_view"):
+        OperatingPoint.from_json({"small_view": 320})
+
+
+def test_a_tile_only_the_smaller_view_is_sure_of_is_returned_once_with_every_other():
+    plain = [(*b, 0.9) for b in ROW] + [(*MISSED, 0.3)]
+    # the smaller view boxes the same tiles a little differently, and is sure of the fifth
+    small = [(b[0] + 1, b[1], b[2] + 1, b[3], 0.8) for b in ROW] + [(*MISSED, 0.7)]
+    detector = SizedDetector({384: plain, 320: small})
+    found = reader.detect(_photo(), model=_model(detector, 0.8333))
+    assert sorted(round(d.xyxy[0]) for d in found) == [0, 31, 62, 93, 124]
+    assert 320 in detector.asked
+    # without it, the fifth tile stays under the point
+    assert len(reader.detect(_photo(), model=_model(SizedDetector({384: plain, 320: small}), 0.0))) == 4
+
+
+def test_where_both_sizes_box_a_tile_the_surer_box_stands():
+    plain = [(*b, 0.9) for b in ROW[:3]] + [(*ROW[3], 0.6)]
+    small = [(ROW[3][0] + 2, 20, ROW[3][2] + 2, 60, 0.95)]
+    found = reader.detect(_photo(), model=_model(SizedDetector({384: plain, 320: small}), 0.8333))
+    assert len(found) == 4
+    fourth = max(found, key=lambda d: d.xyxy[0])
+    assert fourth.tile_conf == pytest.approx(0.95)
+    assert fourth.xyxy[0] == pytest.approx(ROW[3][0] + 2, abs=0.5)
+
+
+def test_a_photo_that_looks_distorted_is_not_read_at_the_small_size():
+    """Fewer sure tiles than a distorted-photo check needs: the aspect views read it, as before."""
+    plain = [(*ROW[0], 0.9), (*ROW[1], 0.9)]
+    detector = SizedDetector({384: plain, 320: [(*MISSED, 0.9)]})
+    found = reader.detect(_photo(), model=_model(detector, 0.8333))
+    assert 320 not in detector.asked
+    assert all(d.xyxy[0] != MISSED[0] for d in found)
