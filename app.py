@@ -106,6 +106,7 @@ def main() -> None:
     situation_panel.core()
     photo_panel.show_photo(note, outcome.tiles)
     tiles_panel.strip()
+    tiles_panel.maybe_strip()
     tiles_panel.keyboard()
     tiles_panel.hand_line(outcome.tiles)
     st.button(

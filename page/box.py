@@ -19,8 +19,9 @@ UNSURE_CONF = 0.6
 #: … or when the model's next guess is at least this close to its first.
 UNSURE_RATIO = 0.5
 
-#: Where a box came from: read by the model, the sample's checked tiles, added or typed by the player.
-ORIGINS = ("model", "sample", "added", "typed")
+#: Where a box came from: read by the model, the sample's checked tiles, added or typed by the player,
+#: or doubted by the model and offered as "maybe missed" (page.photo_state.Photo.maybe).
+ORIGINS = ("model", "sample", "added", "typed", "maybe")
 
 
 @dataclass
@@ -72,7 +73,7 @@ def detection_box(det: Any, origin: str = "model") -> Box:
         cls=cls,
         origin=origin,
         xyxy=[float(v) for v in det.xyxy],
-        model_cls=cls if origin == "model" else None,
+        model_cls=cls if origin in ("model", "maybe") else None,
         conf=float(det.conf),
         alternatives=alts,
         unsure=unsure and origin == "model",

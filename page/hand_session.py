@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import rules
@@ -31,7 +31,7 @@ from page.names import seat_words
 from page.photo_state import Photo, box_right_of, typed_hand
 from page.preset_view import discarded_hun_counts, extra_inputs, win_flags
 from page.quick_entry import format_melds, parse_melds
-from page.roles import default_winning, meld_kind, winner_tiles_from_boxes
+from page.roles import default_winning, meld_kind, role_beside, winner_tiles_from_boxes
 from page.situation import CountCheck, Situation, WinnerTiles, build_hand, count_check
 from page.waiting import waiting_words
 from page.words import Words, no_bidi
@@ -236,10 +236,30 @@ class HandSession:
         self._regroup(role)
         self._changed()
 
+    def take_maybe(self, i: int) -> None:
+        """A tile the reader doubted (Photo.maybe), taken as the player's: it joins the tiles where
+        the nearest of them lies (role_beside), with the reader's face and box (tap it to fix the
+        face). Taken once: asked again (another phone, a double tap), nothing more happens."""
+        offered = self._maybe(i)
+        if offered.fixed:
+            return
+        offered.fixed = True
+        role = role_beside(self.photo.boxes, offered.xyxy)
+        self.photo.boxes.append(replace(offered, origin="added", role=role, fixed=True, unsure=False))
+        self._regroup(role)
+        self._changed()
+
+    def drop_maybe(self, i: int | None = None) -> None:
+        """Suggestion i is no tile (None: none of those still open is): not offered again."""
+        for j in [i] if i is not None else self.photo.open_maybe():
+            self._maybe(j).fixed = True  # type: ignore[arg-type]
+        self._changed()
+
     def type_hand(self, concealed: str, winning: str, melds: str) -> None:
         """The whole hand typed as text; raises page.quick_entry.EntryError with the player's words."""
         boxes, win, kinds = typed_hand(concealed, winning, melds)
         self.photo.boxes = boxes
+        self.photo.maybe = []
         self.photo.winning = win
         self.photo.meld_kinds = dict(kinds)
         self.photo.kong_faces = {}
@@ -271,6 +291,9 @@ class HandSession:
 
     def _box(self, i: int) -> Box:
         return self.photo.boxes[check.index(i, len(self.photo.boxes), allow_none=False)]  # type: ignore[index]
+
+    def _maybe(self, i: int) -> Box:
+        return self.photo.maybe[check.index(i, len(self.photo.maybe), allow_none=False)]  # type: ignore[index]
 
     def _regroup(self, role: str) -> None:
         """A meld whose tiles changed: forget the reader's guess of its kind (the faces decide again)."""
@@ -501,6 +524,8 @@ class HandSession:
             short = count.got == count.expected - 1
             waits = self._waits(tiles) if short else None
             hint = Words("还不能算：" + count.hint.zh, "Not scored yet — " + count.hint.en)
+            if count.got < count.expected and self.photo.open_maybe():
+                hint = hint + Words("看看下面“可能漏认的牌”。", " See “maybe missed” below.")
             return Outcome(tiles, count, missing, (hint, *meld_problems), waits, meld_problems=meld_problems)
         if meld_problems or missing:
             return Outcome(tiles, count, missing, meld_problems, meld_problems=meld_problems)
@@ -619,6 +644,7 @@ class HandSession:
                 "key": p.key,
                 "name": p.name,
                 "boxes": [asdict(b) for b in p.boxes],
+                "maybe": [asdict(b) for b in p.maybe],
                 "winning": p.winning,
                 "meld_kinds": p.meld_kinds,
                 "kong_faces": p.kong_faces,
@@ -680,7 +706,7 @@ _STATE_KEYS = {
 }
 _PHOTO_KEYS = {
     "key", "name", "boxes", "winning", "meld_kinds", "kong_faces", "doubts", "notes", "error", "seconds",
-    "model_version", "rev", "picked",
+    "model_version", "rev", "picked", "maybe",
 }  # fmt: skip
 _BOX_KEYS = {"cls", "origin", "xyxy", "model_cls", "conf", "alternatives", "role", "fixed", "unsure"}
 _INPUT_KEYS = {"winner", "win_by", "discarder", "indicator", "dealer", "flags", "extras", "loser_melds"}
@@ -740,6 +766,7 @@ def _photo(raw: object) -> Photo:
         name=no_bidi(check.text(p.get("name", ""), "photo name", limit=300)),
     )  # type: ignore[arg-type]
     photo.boxes = [_box(b) for b in check.sequence(p.get("boxes") or [], "boxes")]
+    photo.maybe = [_box(b) for b in check.sequence(p.get("maybe") or [], "maybe")]
     n = len(photo.boxes)
     photo.winning = check.index(p.get("winning"), n)
     photo.picked = check.index(p.get("picked"), n)

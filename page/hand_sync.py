@@ -51,7 +51,7 @@ DRAWN = "hand_drawn_values"  # widget key -> the hand's value it was last drawn 
 KEEP_DRAWN = 4  # epochs whose drawn values are kept
 
 #: Commands that name a tile by its number on the photo: refused when the tiles were retyped since.
-BY_TILE = frozenset({"pick", "set_face", "set_role", "set_winning", "add_tile"})
+BY_TILE = frozenset({"pick", "set_face", "set_role", "set_winning", "add_tile", "take_maybe", "drop_maybe"})
 _TICKET = re.compile(r"h([0-9a-zA-Z]{1,8})l(\d+)e(\d+)_")
 
 

@@ -54,6 +54,10 @@ class Photo:
     name: str
     _rgb: np.ndarray | None = field(default=None, repr=False)  # the full-size pixels, once decoded
     boxes: list[Box] = field(default_factory=list)
+    #: Boxes the reader doubted (vision.read.maybe_missed), offered as "maybe missed"; never in play.
+    #: One the player has answered (taken into `boxes`, or waved away) is `fixed`; none is ever
+    #: removed, so a suggestion's number means the same on every phone of the table.
+    maybe: list[Box] = field(default_factory=list)
     winning: int | None = None
     meld_kinds: dict[str, str] = field(default_factory=dict)
     kong_faces: dict[str, str] = field(default_factory=dict)
@@ -109,6 +113,10 @@ class Photo:
     def widget_prefix(self) -> str:
         """Widget-key prefix of the current tile list: the photo's hash, plus a revision once retyped."""
         return self.key[:10] + (f"r{self.rev}" if self.rev else "")
+
+    def open_maybe(self) -> list[int]:
+        """Indices of the suggestions the player has not answered yet."""
+        return [i for i, b in enumerate(self.maybe) if not b.fixed]
 
     def to_check(self) -> list[int]:
         """Indices of the tiles the player should look at (unsure readings not yet touched)."""
@@ -285,9 +293,9 @@ def detect_into(photo: Photo, detector: Detector | None, pixels: PhotoPixels | N
     t0 = time.perf_counter()
     try:
         if pixels is None:
-            dets = detector.run(photo.rgb)
+            dets, maybe = detector.read(photo.rgb)
         else:
-            dets = detector.run(pixels if detector.takes_pixels else pixels.full())
+            dets, maybe = detector.read(pixels if detector.takes_pixels else pixels.full())
     except Exception as exc:  # noqa: BLE001 - a detector failure is a message, not a traceback
         name = type(exc).__name__
         photo.notes.append(
@@ -299,6 +307,7 @@ def detect_into(photo: Photo, detector: Detector | None, pixels: PhotoPixels | N
         return
     photo.model_version = detector.version
     photo.boxes = [detection_box(d) for d in dets]
+    photo.maybe = [detection_box(d, "maybe") for d in maybe]
     assign_roles(photo, dets)
     photo.seconds = time.perf_counter() - t0
     if not dets:
@@ -364,7 +373,7 @@ def sample_photo(detector: Detector | None) -> Photo:
         b = detection_box(SimpleNamespace(cls=t["cls"], conf=1.0, xyxy=t["xyxy"], alternatives=[]), "sample")
         b.role = "hand"
         boxes.append(b)
-    photo.boxes = boxes
+    photo.boxes, photo.maybe = boxes, []
     photo.winning = doc.get("winning_index")
     photo.meld_kinds, photo.doubts = {}, []
     return photo

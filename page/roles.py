@@ -55,6 +55,27 @@ def roles_from_layout(layout: object, n: int) -> tuple[list[str], int | None, di
     return roles, winning, kinds
 
 
+#: A tile joins the group of the nearest tile when their centres lie within this many of its own
+#: long sides (the next tile of a row is one away, a tile across a small gap two).
+BESIDE = 2.0
+
+
+def role_beside(boxes: list[Box], xyxy: list[float] | None) -> str:
+    """Where a tile at `xyxy` belongs: with the nearest standing or meld tile within BESIDE of its
+    long sides (a tile missed in a meld joins the meld), else the standing hand."""
+    if xyxy is None:
+        return "hand"
+    cx, cy, size = (xyxy[0] + xyxy[2]) / 2, (xyxy[1] + xyxy[3]) / 2, max(xyxy[2] - xyxy[0], xyxy[3] - xyxy[1])
+    best, role = BESIDE * size, "hand"
+    for b in boxes:
+        if b.xyxy is None or not (b.role == "hand" or b.role.startswith("meld")):
+            continue
+        d = ((b.xyxy[0] + b.xyxy[2]) / 2 - cx) ** 2 + ((b.xyxy[1] + b.xyxy[3]) / 2 - cy) ** 2
+        if d**0.5 <= best:
+            best, role = d**0.5, b.role
+    return role
+
+
 def default_winning(boxes: list[Box]) -> int | None:
     """With no tile set apart, the winning tile is most often the last one of the standing row."""
     hand = [i for i, b in enumerate(boxes) if b.role == "hand"]

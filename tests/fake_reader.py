@@ -4,7 +4,8 @@ It lets page tests (AppTest and the real browser) run without `models/` and know
 "read": the bundled sample photo comes back with its last tile misread (九条 for 八条, unsure), a
 blank photo has no tiles, a 1600-px-wide photo has 40. A photo made by `marked_photo(k)` carries
 a marker in its top-left corner and reads as `HANDS[k]`, 14 standing tiles in a row: an evening
-of different hands from one fixture generator.
+of different hands from one fixture generator; `marked_photo(MISSED + k)` reads 13 of them and
+offers the 14th, with a box on the clutter, as "maybe missed" (`fake_detect_maybe`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from PIL import Image
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples"
 MARK = 251  # red value of the marker block; its green value is the hand's index
+MISSED = 100  # green value MISSED + k: HANDS[k] with its last tile missed, offered as "maybe missed"
 
 #: Closed winning hands for an evening (each scores under liaoyang with 九万 as indicator, self-drawn).
 HANDS: tuple[tuple[str, ...], ...] = (
@@ -50,6 +52,41 @@ def marked_photo(k: int, width: int = 640, height: int = 300) -> bytes:
     return buf.getvalue()
 
 
+def _marked(rgb: np.ndarray) -> tuple[int, bool] | None:
+    """(k, short) for a photo made by marked_photo(k) (short: marked_photo(MISSED + k)), else None."""
+    corner = rgb[:8, :8].reshape(-1, 3)
+    if not ((corner[:, 0] == MARK).all() and (corner == corner[0]).all()):
+        return None
+    g = int(corner[0, 1])
+    if g < len(HANDS):
+        return g, False
+    if MISSED <= g < MISSED + len(HANDS):
+        return g - MISSED, True
+    return None
+
+
+def _row(tiles: tuple[str, ...], w: int, h: int) -> list[FakeDetection]:
+    tw = w / 16
+    return [
+        FakeDetection(c, 0.95, (tw * (i + 1), h * 0.4, tw * (i + 1.9), h * 0.7)) for i, c in enumerate(tiles)
+    ]
+
+
+def fake_detect_maybe(rgb: np.ndarray) -> list[FakeDetection]:
+    """What the fake reader doubted (page.detector_loader.plugin_detector finds it by this name): on a
+    photo marked_photo(MISSED + k), the hand's 14th tile and a box on the clutter above the row."""
+    marked = _marked(rgb)
+    if marked is None or not marked[1]:
+        return []
+    h, w = rgb.shape[:2]
+    tw = w / 16
+    last = _row(HANDS[marked[0]], w, h)[13]
+    return [
+        FakeDetection(last.cls, 0.42, last.xyxy, [("1s", 0.1)]),
+        FakeDetection("W", 0.3, (tw * 5, h * 0.05, tw * 5.9, h * 0.3)),
+    ]
+
+
 def fake_detect(rgb: np.ndarray) -> list[FakeDetection]:
     """Deterministic stand-in for vision.read.detect.detect (see module docstring)."""
     h, w = rgb.shape[:2]
@@ -58,14 +95,10 @@ def fake_detect(rgb: np.ndarray) -> list[FakeDetection]:
         return []
     if w == 1600:
         return [FakeDetection("1m", 0.9, (40.0 * i, 10.0, 40.0 * i + 36, 60.0)) for i in range(40)]
-    corner = rgb[:8, :8].reshape(-1, 3)
-    if (corner[:, 0] == MARK).all() and (corner == corner[0]).all() and int(corner[0, 1]) < len(HANDS):
-        tiles = HANDS[int(corner[0, 1])]
-        tw = w / 16
-        return [
-            FakeDetection(c, 0.95, (tw * (i + 1), h * 0.4, tw * (i + 1.9), h * 0.7))
-            for i, c in enumerate(tiles)
-        ]
+    marked = _marked(rgb)
+    if marked is not None:
+        k, short = marked
+        return _row(HANDS[k], w, h)[: 13 if short else 14]
     doc = json.loads((SAMPLE / "sample.json").read_text(encoding="utf-8"))
     sx, sy = w / 640, h / 300
     dets = []

@@ -91,6 +91,12 @@ button[aria-label^="Help for"] {{
 [class*="st-key-pick"] button {{padding: 0 2px; width: 48px; font-size: 14px;}}
 [class*="st-key-pickq_"] button {{background: #fff3e0; border: 2px solid #ff8c00; color: #b35c00;}}
 [class*="st-key-cardx_"] {{opacity: .45;}}
+/* "maybe missed": the same cards, dashed, the + button one tap */
+.st-key-maybe_strip {{gap: 4px !important; align-items: flex-end;}}
+[class*="st-key-maybecard_"] {{gap: 2px !important;}}
+[class*="st-key-maybecard_"] [data-testid="stElementToolbar"] {{display: none;}}
+[class*="st-key-maybecard_"] img {{border-radius: 4px; outline: 2px dashed #1e78e6; outline-offset: -2px;}}
+[class*="st-key-maybe_"] button {{padding: 0 2px; min-width: 48px; font-size: 14px; color: #1e5bb0;}}
 /* the tile keyboard fits an 844 px screen: tight rows, keys still {TARGET_PX} px */
 [class*="st-key-keyboard"] {{gap: 8px !important; scroll-margin-top: 64px; scroll-margin-bottom: 8px;}}
 [class*="st-key-keyboard"] [data-testid="stCaptionContainer"] {{margin-bottom: 0 !important;}}

@@ -98,6 +98,32 @@ def strip() -> None:
                 )
 
 
+def maybe_strip() -> None:
+    """The boxes the reader doubted (Photo.maybe), each a picture cut from the photo: one tap adds
+    it as a tile with the reader's face, one tap on 都不是 puts the rest away. Shown only while
+    some are open; they never count until taken."""
+    h = hand()
+    photo = h.photo
+    open_ = photo.open_maybe()
+    if not open_:
+        return
+    pk = photo.widget_prefix + h.id[:6]
+    st.caption(tr("可能漏认的牌：是牌就点一下加上", "Maybe missed: tap one that is a tile to add it"))
+    with st.container(horizontal=True, key="maybe_strip", gap=None):
+        for i in open_:
+            b = photo.maybe[i]
+            with st.container(key=f"maybecard_{pk}_{i}", width=48, gap=None):
+                thumb = tile_thumbnail(photo, b.xyxy, THUMB_H)
+                if thumb is not None:
+                    st.image(thumb, width=44)
+                st.button(
+                    f"+{short(b.cls)}", key=f"maybe_{pk}_{i}", on_click=run, args=(ticket(), "take_maybe", i)
+                )
+        st.button(
+            tr("都不是", "None"), key=f"maybe_none_{pk}", on_click=run, args=(ticket(), "drop_maybe", None)
+        )
+
+
 def tile_keys(
     target: str, current: str | None, on_pick: Callable, args: tuple, with_back: bool = True
 ) -> None:

@@ -58,7 +58,9 @@ def save_for_training() -> None:
                 model_version=photo.model_version,
                 changed=changed,
                 extra={
-                    "added_boxes_estimated": sum(b.origin == "added" and b.xyxy is not None for b in boxes)
+                    "added_boxes_estimated": sum(
+                        b.origin == "added" and b.xyxy is not None and b.model_cls is None for b in boxes
+                    )
                 },
             )
         except (OSError, ValueError, ImageLoadError) as exc:

@@ -338,3 +338,21 @@ def test_a_refusal_is_said_in_the_page_language_only(app):  # noqa: F811
     assert "这一局在另一部手机上变了，已更新。" in said
     assert not any(ch.isascii() and ch.isalpha() for ch in said), said
     assert _hand(b).id == _hand(a).id and _hand(b).inputs.winner is None
+
+
+def test_both_phones_take_the_same_maybe_missed_tile_and_it_is_added_once(app):  # noqa: F811
+    """Both phones show the tile the reader doubted; A takes it, B (not reloaded) taps the same card:
+    one tile is added, and both phones show the hand complete with the card gone."""
+    from tests.fake_reader import MISSED
+
+    a, b = _both_on_a_photo(app, MISSED)
+    for phone in (a, b):
+        assert "可能漏认的牌" in _texts(phone, "caption") and len(_hand(phone).photo.boxes) == 13
+    _button(a, "maybe_", "_0").click().run()
+    _button(b, "maybe_", "_0").click().run()  # drawn before A's tap
+    _no_traceback(b)
+    a.run()
+    for phone in (a, b):
+        h = _hand(phone)
+        assert len(h.photo.boxes) == 14 and h.photo.open_maybe() == [1]
+        assert not [x for x in phone.button if str(x.key).startswith("maybe_") and str(x.key).endswith("_0")]

@@ -1,0 +1,81 @@
+""" "Maybe missed" in a real headless Chromium at phone size (390 x 844): the tiles the reader doubted
+are drawn as tap-sized cards beside nothing wider than the phone, one tap adds one to the hand, and
+都不是 puts the rest away. Measured on what is drawn, not on the CSS.
+
+The fake reader (tests/fake_reader.py) reads a photo marked MISSED + 0 as HANDS[0] without its 14th
+tile and offers that tile, and a box on the clutter above the row, as "maybe missed".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fake_reader import MISSED, marked_photo
+from tests.ui.browser_helpers import (
+    By,
+    WebDriverWait,
+    first_shown,
+    page_text,
+    screen_shot,
+    settled,
+    sideways,
+    tap_until,
+    upload,
+    wait_text,
+)
+
+pytestmark = pytest.mark.slow
+
+CARD = '[class*="st-key-maybecard_"]'
+TAKE = '[class*="st-key-maybe_"]:not([class*="st-key-maybe_none"]):not([class*="st-key-maybe_strip"]) button'
+TILE_CARD = '[class*="st-key-card_"], [class*="st-key-cardq_"]'
+
+
+def _drawn(driver, css: str) -> list[dict]:
+    """Size and place of every element `css` finds that is drawn (width and height above 0)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.getBoundingClientRect())"
+        ".filter(r => r.width > 0 && r.height > 0).map(r => ({x: r.x, y: r.y, w: r.width, h: r.height}))",
+        css,
+    )
+
+
+def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, browser, tmp_path):
+    browser.get(server)
+    wait_text(browser, "南家 收 750")  # the sample first
+    photo = tmp_path / "short.png"
+    photo.write_bytes(marked_photo(MISSED))
+    upload(browser, photo)
+    wait_text(browser, "可能漏认的牌")
+    settled(browser)
+    assert sideways(browser) == 0
+    cards = _drawn(browser, CARD)
+    assert len(cards) == 2, cards
+    buttons = _drawn(browser, TAKE)
+    assert len(buttons) == 2 and all(b["w"] >= 44 and b["h"] >= 40 for b in buttons), buttons
+    pictures = _drawn(browser, f"{CARD} img")
+    assert len(pictures) == 2 and all(p["w"] >= 40 and p["h"] >= 40 for p in pictures), pictures
+    assert all(c["x"] >= 0 and c["x"] + c["w"] <= 390 for c in cards)
+    assert len(_drawn(browser, TILE_CARD)) == 13
+    assert "看看下面“可能漏认的牌”" in page_text(browser)  # the count's hint points at the cards
+    browser.execute_script(
+        "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", '[class*="st-key-maybe_strip"]'
+    )
+    screen_shot(browser, "maybe-missed")
+
+    # one tap on the card of the missed tile: 14 tiles, that card gone, the other still offered
+    taken = tap_until(browser, first_shown(TAKE), lambda d: len(_drawn(d, CARD)) == 1 or None, wait=20)
+    assert taken, "three taps on the card never added the tile"
+    WebDriverWait(browser, 20).until(lambda d: len(_drawn(d, TILE_CARD)) == 14)
+    assert sideways(browser) == 0
+
+    gone = tap_until(
+        browser,
+        first_shown('[class*="st-key-maybe_none"] button'),
+        lambda d: not _drawn(d, CARD) or None,
+        wait=20,
+    )
+    assert gone, "都不是 never put the last card away"
+    assert "可能漏认的牌" not in page_text(browser)
+    assert len(browser.find_elements(By.CSS_SELECTOR, TILE_CARD)) == 14
+    assert "Traceback" not in page_text(browser)
