@@ -59,7 +59,8 @@ def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, br
     assert len(_drawn(browser, TILE_CARD)) == 13
     assert "看看下面“可能漏认的牌”" in page_text(browser)  # the count's hint points at the cards
     browser.execute_script(
-        "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", '[class*="st-key-maybe_strip"]'
+        "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})",
+        '[class*="st-key-maybe_strip"]',
     )
     screen_shot(browser, "maybe-missed")
 
