@@ -465,6 +465,14 @@ def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: 
     return out
 
 
+def could_be_stretched(op: OperatingPoint, size: tuple[int, int]) -> bool:
+    """Whether a photo of `size` (w, h) may be an export stretched out of its aspect, so worth its
+    aspect views: any photo, or with OperatingPoint.square_views only a square one."""
+    if op.square_views <= 0:
+        return True
+    return abs(size[0] - size[1]) <= op.square_views * max(size)
+
+
 def small_view_size(tm: TileModel) -> int:
     """The detector's input size for OperatingPoint.small_view: that share of the model's, rounded
     to the detector's stride (at least one stride); 0 when the reader has none."""
@@ -541,7 +549,7 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
             return plain
         return _pooled(tm, pixels, plain, _read_view(tm, mid, mid_scale, size, (1, 1), floor, imgsz=small))
     views = aspect_views_of(tm.op)
-    if not (aspect_views and views):
+    if not (aspect_views and views and could_be_stretched(tm.op, size)):
         return plain
     # A photo that looks distorted has distorted crops too: a `flower` output learnt on crops of
     # photos as taken read the blurred tiles of stretched exports as flowers (models/MODEL_CARD.md

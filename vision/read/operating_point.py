@@ -66,6 +66,13 @@ class OperatingPoint:
     #: MODEL_CARD.md, stop 44: a sixth smaller, 7 points more of them returned, other sets worse);
     #: pooled, each size may return what the other misses.
     small_view: float = 0.0
+    #: Above 0: the aspect views (and the mild pair) are read only for a photo whose two sides differ
+    #: by at most this share of the longer (0.02: a square, give or take rounding); 0.0: for any
+    #: photo that looks distorted (every model.json before it). Why: a stretched photo is an
+    #: export's square (Roboflow's 640 x 640); a phone photo keeps its camera's aspect, so its views
+    #: cannot read it better, and for a hand that fills part of the frame they are most of the time
+    #: the page takes (models/MODEL_CARD.md, stop 48).
+    square_views: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""
