@@ -275,7 +275,7 @@ def ship(
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
-    `turn_below`, `mild_view`) the run keeps; a change of one is its own candidate, judged by the ship rule like
+    `turn_below`, `mild_view`, `square_views`) the run keeps; a change of one is its own candidate, judged by the ship rule like
     any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
@@ -295,6 +295,7 @@ def ship(
             flower_at_least=flower_at_least,
             turn_below=kept.turn_below,
             mild_view=kept.mild_view,
+            square_views=kept.square_views,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",

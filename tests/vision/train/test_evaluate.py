@@ -182,7 +182,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
     shipped = json.loads((MODELS / "model.json").read_text())
     (tmp_path / "shipped").mkdir()
     (tmp_path / "shipped" / "model.json").write_text(
-        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25})
+        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25, "square_views": 0.02})
     )
     kept = shipped_op(tmp_path / "shipped")
     assert kept.tta_below == 0.4 and kept.turn_below == 0.7 and kept.tile_conf == shipped["tile_conf"]
@@ -196,6 +196,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
     )
     op = manifest.read(out).op
     assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.mild_view == 0.25 and op.tile_conf == 0.5
+    assert op.square_views == 0.02
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
 
 
