@@ -38,6 +38,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     its full size, the pixels the boxes are in, comes from the header."""
     from vision.read.detect import PhotoPixels, detect, load_model
     from vision.read.imageio import ImageLoadError
+    from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 
     try:
         model = load_model(args.model)
@@ -48,7 +49,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
     for path in _expand(args.paths):
         try:
             pixels = PhotoPixels.decode(path, model.det_imgsz)
-            dets = detect(pixels, conf=args.conf, model=model)
+            maybe: list = []
+            if args.maybe:  # one reading down to the suggestions' floor, split as the page splits it
+                point = model.tile_conf if args.conf is None else args.conf
+                low = detect(pixels, conf=min(MAYBE_FLOOR, point), model=model)
+                dets, maybe = split_doubted(low, point)
+            else:
+                dets = detect(pixels, conf=args.conf, model=model)
         except ImageLoadError as exc:
             _err(str(exc))
             failed += 1
@@ -60,10 +67,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
         w, h = pixels.size
         if args.json:
             record = {"image": str(path), "width": w, "height": h, "detections": [d.to_json() for d in dets]}
+            if args.maybe:
+                record["maybe_missed"] = [d.to_json() for d in maybe]
             print(json.dumps(record, ensure_ascii=False), flush=True)
         else:
             tiles = " ".join(d.cls for d in dets)
-            print(f"{path} ({w}x{h}): {len(dets)} tiles: {tiles}", flush=True)
+            more = f"; maybe missed: {' '.join(d.cls for d in maybe)}" if maybe else ""
+            print(f"{path} ({w}x{h}): {len(dets)} tiles: {tiles}{more}", flush=True)
     return 1 if failed else 0
 
 
@@ -188,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--conf", type=float, default=None, help="confidence threshold (default: model's)")
     d.add_argument("--model", default=None, help="model.json or YOLO .pt (default: shipped model)")
     d.add_argument("--json", action="store_true", help="one JSON line per image")
+    d.add_argument(
+        "--maybe",
+        action="store_true",
+        help="also the boxes the reader doubted, as the page offers them ('maybe missed'; never counted as tiles)",
+    )
 
     e = sub.add_parser("evaluate", help="measure a model on a labelled set")
     e.add_argument("--data", required=True, help="data.yaml or dataset folder")

@@ -110,8 +110,8 @@ def maybe_strip() -> None:
     pk = photo.widget_prefix + h.id[:6]
     st.caption(tr("可能漏认的牌：是牌就点一下加上", "Maybe missed: tap one that is a tile to add it"))
     with st.container(horizontal=True, key="maybe_strip", gap=None):
-        for i in open_:
-            b = photo.maybe[i]
+        for i in sorted(open_, key=lambda k: photo.maybe[k].xyxy[0] if photo.maybe[k].xyxy else 0.0):
+            b = photo.maybe[i]  # left to right, as the tiles lie
             with st.container(key=f"maybecard_{pk}_{i}", width=48, gap=None):
                 thumb = tile_thumbnail(photo, b.xyxy, THUMB_H)
                 if thumb is not None:

@@ -135,3 +135,21 @@ def test_the_cli_reads_a_file_as_detect_does_and_names_its_full_size(tmp_path):
     assert (record["width"], record["height"]) == (3000, 4000)
     want = [d.to_json() for d in reader.detect(tmp_path / "p.jpg")]
     assert record["detections"] == want and len(want) >= 12
+
+
+@needs_model
+def test_the_cli_offers_what_the_page_offers_as_maybe_missed(tmp_path):
+    """`vision detect --maybe`: the same tiles as without it, and the page's suggestions beside them."""
+    from page.detector_loader import model_detector
+    from vision.__main__ import main
+
+    data = _phone_jpeg((4000, 3000), orientation=1)
+    (tmp_path / "p.jpg").write_bytes(data)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["detect", "--json", "--maybe", str(tmp_path / "p.jpg")]) == 0
+    record = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert record["detections"] == [d.to_json() for d in reader.detect(tmp_path / "p.jpg")]
+    tiles, maybe = model_detector(str(reader.DEFAULT_MODEL)).read(reader.PhotoPixels.decode(data))
+    assert record["maybe_missed"] == [d.to_json() for d in maybe]
+    assert all(reader.load_model().tile_conf > d["tile_conf"] >= 0.25 for d in record["maybe_missed"])
