@@ -54,12 +54,13 @@ def test_a_reload_finds_the_hand_with_its_photo(tmp_path):
     assert again.photo.rgb is not None and again.photo.rgb.shape == h.photo.rgb.shape
 
 
-def _two_phones(tmp_path):
-    """Phone A uploads a photo; phone B opens the page and finds it. Both hold their own copy."""
+def _two_phones(tmp_path, photo_hand=_photo_hand):
+    """Phone A uploads a photo (`photo_hand()`); phone B opens the page and finds it. Both hold
+    their own copy."""
     store = HandStore(tmp_path / "b.sqlite")
     a: dict = {}
     hand_sync.current_hand(a, store, _sample)
-    hand_sync.replace_hand(a, store, _photo_hand())
+    hand_sync.replace_hand(a, store, photo_hand())
     b: dict = {}
     hand_sync.current_hand(b, store, _sample, decode_photo)
     return store, a, b

@@ -9,10 +9,10 @@ from page import hand_sync
 from page.box import Box
 from page.detector_loader import Detector, plugin_detector
 from page.hand_session import HandSession
-from page.hand_store import HandStore
 from page.photo_state import boxes_signature, decode_photo, read_photo, sample_photo
 from page.roles import role_beside
 from tests.fake_reader import HANDS, MISSED, fake_detect, marked_photo
+from tests.page.test_hand_sync import _two_phones
 
 
 def _short_hand() -> HandSession:
@@ -81,12 +81,7 @@ def test_the_suggestions_and_their_answers_survive_a_reload(tmp_path):
 
 
 def test_two_phones_take_the_same_suggestion_and_the_tile_is_added_once(tmp_path):
-    store = HandStore(tmp_path / "b.sqlite")
-    a: dict = {}
-    hand_sync.current_hand(a, store, _short_hand)
-    hand_sync.replace_hand(a, store, _short_hand())
-    b: dict = {}
-    hand_sync.current_hand(b, store, _short_hand, decode_photo)
+    store, a, b = _two_phones(tmp_path, _short_hand)
     assert hand_sync.apply(a, store, hand_sync.ticket(a), "take_maybe", 0)
     assert hand_sync.apply(b, store, hand_sync.ticket(b), "take_maybe", 0)  # drawn before A's tap
     for tab in (a, b):
@@ -95,12 +90,7 @@ def test_two_phones_take_the_same_suggestion_and_the_tile_is_added_once(tmp_path
 
 
 def test_a_suggestion_tapped_after_the_tiles_were_retyped_is_refused(tmp_path):
-    store = HandStore(tmp_path / "b.sqlite")
-    a: dict = {}
-    hand_sync.current_hand(a, store, _short_hand)
-    hand_sync.replace_hand(a, store, _short_hand())
-    b: dict = {}
-    hand_sync.current_hand(b, store, _short_hand, decode_photo)
+    store, a, b = _two_phones(tmp_path, _short_hand)
     assert hand_sync.apply(a, store, hand_sync.ticket(a), "type_hand", "123m456p789sEEE22p", "2p", "")
     assert not hand_sync.apply(b, store, hand_sync.ticket(b), "take_maybe", 0)
     assert b[hand_sync.MESSAGE] == hand_sync.STALE_WORDS

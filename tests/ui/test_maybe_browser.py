@@ -40,6 +40,15 @@ def _drawn(driver, css: str) -> list[dict]:
     )
 
 
+def card_of(label: str):
+    """A `find` for tap_until: the card button labelled `label` ("+8条"), or None."""
+
+    def find(driver):
+        return next((e for e in driver.find_elements(By.CSS_SELECTOR, TAKE) if e.text.strip() == label), None)
+
+    return find
+
+
 def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, browser, tmp_path):
     browser.get(server)
     wait_text(browser, "南家 收 750")  # the sample first
@@ -65,9 +74,16 @@ def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, br
     screen_shot(browser, "maybe-missed")
 
     # one tap on the card of the missed tile: 14 tiles, that card gone, the other still offered
-    taken = tap_until(browser, first_shown(TAKE), lambda d: len(_drawn(d, CARD)) == 1 or None, wait=20)
+    labels = [e.text.strip() for e in browser.find_elements(By.CSS_SELECTOR, TAKE)]
+    assert labels == ["+西", "+8条"], (
+        labels
+    )  # left to right as they lie: the clutter above tile 5, then tile 14
+    taken = tap_until(browser, card_of("+8条"), lambda d: len(_drawn(d, CARD)) == 1 or None, wait=20)
     assert taken, "three taps on the card never added the tile"
     WebDriverWait(browser, 20).until(lambda d: len(_drawn(d, TILE_CARD)) == 14)
+    assert [e.text.strip() for e in browser.find_elements(By.CSS_SELECTOR, TAKE) if e.is_displayed()] == [
+        "+西"
+    ]
     assert sideways(browser) == 0
 
     gone = tap_until(

@@ -243,3 +243,26 @@ def test_a_name_half_typed_survives_the_other_phones_changes_and_both_names_are_
     names = book.current().names
     assert (names["E"], names["S"], names["W"]) == ("东家" if first else "老王", "小李", "阿张")
     assert len(book.evenings()) == 1
+
+
+def test_both_phones_tap_the_same_maybe_missed_card_and_the_tile_is_added_once(phones):
+    """A photo one tile short whose 14th tile (八条) the reader doubted: both phones show its card; A
+    and B tap it at once (B maybe before it redrew): one tile is added, and both show 14 tiles with only
+    the clutter's card left."""
+    from tests.fake_reader import MISSED
+    from tests.ui.test_maybe_browser import CARD, TAKE, TILE_CARD, _drawn
+
+    a, b, env, tmp_path = phones
+    upload(a, _photo(tmp_path, MISSED))
+    for p in (a, b):
+        wait_text(p, "可能漏认的牌", timeout=SHOWS_WITHIN_S)
+        WebDriverWait(p, SHOWS_WITHIN_S).until(lambda d: len(_drawn(d, CARD)) == 2)
+    for p in (a, b):
+        button = next(e for e in p.find_elements(By.CSS_SELECTOR, TAKE) if e.text.strip() == "+8条")
+        p.execute_script("arguments[0].click()", button)
+    for p in (a, b):
+        WebDriverWait(p, SHOWS_WITHIN_S).until(
+            lambda d: len(_drawn(d, CARD)) == 1 and len(_drawn(d, TILE_CARD)) == 14,
+            message="a phone did not show the tile added once",
+        )
+        assert sideways(p) == 0 and "Traceback" not in page_text(p)
