@@ -26,6 +26,7 @@ COLOURS = {
     "ignored": (150, 150, 150),
     "selected": (220, 30, 60),
     "picked": (140, 40, 200),
+    "maybe": (0, 150, 200),
 }
 
 
@@ -36,7 +37,12 @@ class Mark:
     number: int
     xyxy: tuple[float, float, float, float]
     label: str
-    style: str = "sure"  # sure | unsure | added | ignored | selected | picked
+    style: str = "sure"  # sure | unsure | added | ignored | selected | picked | maybe
+
+    @property
+    def is_tile(self) -> bool:
+        """A tile of the reading (numbered), not a "maybe missed" suggestion."""
+        return self.style != "maybe"
 
 
 def face_label(code: str) -> str:
@@ -82,8 +88,12 @@ def draw_marks(display: np.ndarray, marks: Sequence[Mark], scale: float) -> np.n
         x1, y1, x2, y2 = (v * scale for v in m.xyxy)
         colour = COLOURS.get(m.style, COLOURS["sure"])
         width = line * 2 if m.style in ("unsure", "selected", "picked") else line
-        draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
-        text = f"{m.number}:{m.label}" if m.label else str(m.number)
+        if m.is_tile:
+            draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
+            text = f"{m.number}:{m.label}" if m.label else str(m.number)
+        else:
+            _dashed_rectangle(draw, (x1, y1, x2, y2), colour, width, dash=4 * line)
+            text = m.label
         tb = draw.textbbox((0, 0), text, font=font)
         tw, th = tb[2] - tb[0], tb[3] - tb[1]
         ty = y1 - th - 2 * line if y1 - th - 2 * line >= 0 else y2 + line
@@ -91,6 +101,24 @@ def draw_marks(display: np.ndarray, marks: Sequence[Mark], scale: float) -> np.n
         draw.rectangle((tx, ty, tx + tw + 2 * line, ty + th + 2 * line), fill=colour)
         draw.text((tx + line - tb[0], ty + line - tb[1]), text, fill=(255, 255, 255), font=font)
     return np.asarray(im)
+
+
+def _dashed_rectangle(
+    draw: ImageDraw.ImageDraw, box: tuple[float, float, float, float], colour: tuple, width: int, dash: int
+) -> None:
+    """A rectangle drawn in dashes (Pillow has none): a suggestion, not a tile."""
+    x1, y1, x2, y2 = box
+    for a, b, horizontal, at in (
+        (x1, x2, True, y1),
+        (x1, x2, True, y2),
+        (y1, y2, False, x1),
+        (y1, y2, False, x2),
+    ):
+        start = a
+        while start < b:
+            end = min(start + dash, b)
+            draw.line((start, at, end, at) if horizontal else (at, start, at, end), fill=colour, width=width)
+            start += 2 * dash
 
 
 def annotate(rgb: np.ndarray, marks: Sequence[Mark], max_side: int = 1280) -> np.ndarray:
@@ -118,13 +146,16 @@ def marks_for(
     winning: int | None = None,
     picked: int | None = None,
     lang: str = "zh",
+    maybe: Sequence[Box] = (),
 ) -> list[Mark]:
     """Marks for the page's boxes, always from their current state (drawn after every correction).
 
     Numbers are 1-based positions in the list, which is how the page names tiles ("tile 7"). A box set
     aside (不在手里 / 删除) is grey whatever else is true of it; the winning tile is red, the tile being
     fixed purple; then added (blue), unsure (orange) and sure (green). Labels are the tile names a
-    player reads (五万, 背面), codes in English (5m, back).
+    player reads (五万, 背面), codes in English (5m, back). The "maybe missed" suggestions still open
+    (`maybe`: page.photo_state.Photo.maybe) are drawn dashed, unnumbered, labelled "+五万?": a tap
+    takes one (page.keyboard.tap_target).
     """
     out = []
     for i, b in enumerate(boxes):
@@ -144,4 +175,9 @@ def marks_for(
             style = "sure"
         label = display_name(b.cls) if lang == "zh" else ("back" if b.cls == BACK else b.cls)
         out.append(Mark(i + 1, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), label, style))
+    for b in maybe:
+        if b.xyxy is None or b.fixed:
+            continue
+        label = display_name(b.cls) if lang == "zh" else ("back" if b.cls == BACK else b.cls)
+        out.append(Mark(0, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), f"+{label}?", "maybe"))
     return out

@@ -104,3 +104,28 @@ def box_at(boxes: Sequence[Box], x: float, y: float, reach: float = 0.0) -> int 
         if near[0] <= 1.0 and (best is None or near < best):
             best = near
     return None if best is None else best[2]
+
+
+def tap_target(
+    boxes: Sequence[Box], maybe: Sequence[Box], x: float, y: float, reach: float = 0.0
+) -> tuple[str, int] | None:
+    """What a tap on the photo at (x, y) means: ("tile", i) to pick tile i, ("maybe", j) to take the
+    open suggestion j (page.photo_state.Photo.maybe), or None. A tap inside a tile's box is that
+    tile; else inside a suggestion's box, the suggestion; else the nearest tile within reach
+    (box_at), else the nearest open suggestion within reach. Tiles first: a near miss between a
+    tile and a suggestion must never add a tile the player did not point at."""
+    open_ = [j for j, b in enumerate(maybe) if not b.fixed and b.xyxy is not None]
+
+    def inside(b: Box) -> bool:
+        return b.xyxy is not None and b.xyxy[0] <= x <= b.xyxy[2] and b.xyxy[1] <= y <= b.xyxy[3]
+
+    if any(inside(b) for b in boxes):
+        return "tile", box_at(boxes, x, y)  # type: ignore[return-value]
+    hit = [j for j in open_ if inside(maybe[j])]
+    if hit:
+        return "maybe", hit[0]
+    i = box_at(boxes, x, y, reach)
+    if i is not None:
+        return "tile", i
+    j = box_at([maybe[k] for k in open_], x, y, reach)
+    return None if j is None else ("maybe", open_[j])

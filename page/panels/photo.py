@@ -115,10 +115,17 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
         photo.display = shrink(photo.rgb, DISPLAY_SIDE)
         photo.display_scale = display_scale(photo.rgb.shape[1], photo.rgb.shape[0], DISPLAY_SIDE)
     won = tiles.winning is not None  # a hand one tile short has no 胡 tile on the photo
-    marks = marks_for(photo.boxes, winning=photo.winning if won else None, picked=photo.picked, lang=lang())
+    marks = marks_for(
+        photo.boxes,
+        winning=photo.winning if won else None,
+        picked=photo.picked,
+        lang=lang(),
+        maybe=photo.maybe,
+    )
     drawn = draw_marks(photo.display, marks, photo.display_scale)
     w, h = photo.size or (photo.display.shape[1], photo.display.shape[0])
-    caption = f"{plain(photo.name)} · {w}×{h} · " + tr(f"{len(marks)} 张", f"{len(marks)} boxes")
+    n = sum(m.is_tile for m in marks)
+    caption = f"{plain(photo.name)} · {w}×{h} · " + tr(f"{n} 张", f"{n} boxes")
     if photo.seconds is not None:
         caption += tr(f" · 认牌 {photo.seconds:.2f} 秒", f" · read in {photo.seconds:.2f} s")
     shown, tapped = photo_with_taps(drawn, photo.widget_prefix + hand().id[:6])
@@ -126,9 +133,14 @@ def show_photo(note: Words | None, tiles: WinnerTiles) -> None:
         st.image(drawn, width="stretch")
     elif tapped is not None:
         drawn_w = tapped[2] if len(tapped) > 2 and tapped[2] > 0 else w  # CSS px of the picture
-        i = kb.box_at(photo.boxes, tapped[0] * w, tapped[1] * h, reach=TARGET_PX * w / drawn_w)
-        if i is not None and i != photo.picked:
-            run(ticket(), "pick", i)
+        target = kb.tap_target(
+            photo.boxes, photo.maybe, tapped[0] * w, tapped[1] * h, reach=TARGET_PX * w / drawn_w
+        )
+        if target is not None and target[0] == "maybe":
+            run(ticket(), "take_maybe", target[1])
+            st.rerun()  # the suggestion is a tile now: draw the photo and the strip again
+        elif target is not None and target[1] != photo.picked:
+            run(ticket(), "pick", target[1])
             st.rerun()  # draw the photo and the strip again with the tapped tile picked
     st.caption(caption)
     if photo.model_reading:

@@ -108,7 +108,12 @@ def maybe_strip() -> None:
     if not open_:
         return
     pk = photo.widget_prefix + h.id[:6]
-    st.caption(tr("可能漏认的牌：是牌就点一下加上", "Maybe missed: tap one that is a tile to add it"))
+    st.caption(
+        tr(
+            "可能漏认的牌（照片上的虚线框）：是牌就点一下加上",
+            "Maybe missed (dashed on the photo): tap one that is a tile to add it",
+        )
+    )
     with st.container(horizontal=True, key="maybe_strip", gap=None):
         for i in sorted(open_, key=lambda k: photo.maybe[k].xyxy[0] if photo.maybe[k].xyxy else 0.0):
             b = photo.maybe[i]  # left to right, as the tiles lie

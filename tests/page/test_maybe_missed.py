@@ -96,3 +96,36 @@ def test_a_suggestion_tapped_after_the_tiles_were_retyped_is_refused(tmp_path):
     assert b[hand_sync.MESSAGE] == hand_sync.STALE_WORDS
     shown = hand_sync.current_hand(b, store, _short_hand, decode_photo)
     assert shown.photo.maybe == [] and len(shown.photo.boxes) == 14
+
+
+def test_open_suggestions_are_drawn_dashed_unnumbered_and_answered_ones_not_at_all():
+    import numpy as np
+
+    from page.annotate import draw_marks, marks_for
+
+    h = _short_hand()
+    h.drop_maybe(1)
+    marks = marks_for(h.photo.boxes, maybe=h.photo.maybe)
+    tiles, offered = [m for m in marks if m.is_tile], [m for m in marks if not m.is_tile]
+    assert len(tiles) == 13 and [(m.label, m.style) for m in offered] == [("+八条?", "maybe")]
+    display = np.zeros((300, 640, 3), np.uint8)
+    drawn = draw_marks(display, offered, 1.0)
+    x1, y1, x2, y2 = (round(v) for v in offered[0].xyxy)
+    edge = drawn[y2 - 1 : y2 + 1, x1:x2].max(2).max(0)  # the bottom edge: dashes, not a solid line
+    assert 0.2 < (edge > 0).mean() < 0.8
+
+
+def test_a_tap_on_the_photo_picks_a_tile_first_and_takes_a_suggestion_only_where_it_is():
+    from page.keyboard import tap_target
+
+    h = _short_hand()
+    boxes, maybe = h.photo.boxes, h.photo.maybe
+    x1, y1, x2, y2 = maybe[0].xyxy
+    assert tap_target(boxes, maybe, (x1 + x2) / 2, (y1 + y2) / 2) == ("maybe", 0)
+    t1, u1, t2, u2 = boxes[12].xyxy  # the 13th tile, left of the suggestion
+    assert tap_target(boxes, maybe, (t1 + t2) / 2, (u1 + u2) / 2) == ("tile", 12)
+    gap = (t2 + x1) / 2  # between the two, within reach of both: the tile
+    assert tap_target(boxes, maybe, gap, (y1 + y2) / 2, reach=40) == ("tile", 12)
+    h.take_maybe(0)
+    assert tap_target(boxes, maybe, (x1 + x2) / 2, (y1 + y2) / 2) == ("tile", 13)  # taken: a tile now
+    assert tap_target(boxes, maybe, 5, 5) is None

@@ -14,11 +14,13 @@ from tests.fake_reader import MISSED, marked_photo
 from tests.ui.browser_helpers import (
     By,
     WebDriverWait,
+    again_until,
     first_shown,
     page_text,
     screen_shot,
     settled,
     sideways,
+    tap_photo,
     tap_until,
     upload,
     wait_text,
@@ -96,3 +98,25 @@ def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, br
     assert "可能漏认的牌" not in page_text(browser)
     assert len(browser.find_elements(By.CSS_SELECTOR, TILE_CARD)) == 14
     assert "Traceback" not in page_text(browser)
+
+
+def test_a_tap_on_the_dashed_box_in_the_photo_takes_it(server, browser, tmp_path):
+    """The suggestion is drawn dashed on the photo where the tile lies; a tap there adds it."""
+    photo = tmp_path / "short1.png"
+    photo.write_bytes(marked_photo(MISSED + 1))  # 640 x 300: the 14th tile at x 560-596, y 120-210
+    browser.get(server)
+    upload(browser, photo)
+    wait_text(browser, "可能漏认的牌")
+    settled(browser)
+    assert len(_drawn(browser, TILE_CARD)) == 13
+
+    def fourteen(d):
+        WebDriverWait(d, 15).until(lambda x: len(_drawn(x, TILE_CARD)) == 14)
+        return True
+
+    tapped = again_until(lambda: tap_photo(browser, (578 / 640, 165 / 300)), lambda: fourteen(browser))
+    assert tapped, "three taps on the dashed box never added the tile"
+    assert [e.text.strip() for e in browser.find_elements(By.CSS_SELECTOR, TAKE) if e.is_displayed()] == [
+        "+西"
+    ]
+    assert sideways(browser) == 0 and "Traceback" not in page_text(browser)
