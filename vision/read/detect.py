@@ -537,7 +537,9 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     score is at most its detector mass (class probabilities are <= 1), so faces are read only in
     views that could still win; the chosen view is read again only when the caller asked for
     lower-confidence candidates too. A plain view that does not look distorted needs none; it is
-    read again at OperatingPoint.small_view's size where the reader has one (_pooled).
+    read again at OperatingPoint.small_view's size where the reader has one (_pooled). A photo
+    that looks distorted but could not have been stretched (could_be_stretched: not a square, with
+    OperatingPoint.square_views) is read as it is.
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
