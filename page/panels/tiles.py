@@ -125,7 +125,10 @@ def maybe_strip() -> None:
                     f"+{short(b.cls)}", key=f"maybe_{pk}_{i}", on_click=run, args=(ticket(), "take_maybe", i)
                 )
         st.button(
-            tr("都不是", "None"), key=f"maybe_none_{pk}", on_click=run, args=(ticket(), "drop_maybe", None)
+            tr("都不是", "None of these"),
+            key=f"maybe_none_{pk}",
+            on_click=run,
+            args=(ticket(), "drop_maybe", None),
         )
 
 

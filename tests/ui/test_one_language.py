@@ -5,7 +5,7 @@ labels, the engine's explanations) and each one that forgets its other language 
 the other one ("corrupt or truncated image data" on a Chinese page, "9 番 · 混 Green" on an English
 one). This walks the page in Streamlit's AppTest through the states a player meets — the scored
 sample, the tile keyboard, the 混 keyboard, a refused file, a fresh photo, each rule set's options,
-a hand that cannot win — and lists every string of the other script (tests/other_script.py says what
+a photo a tile short with its maybe-missed cards, a hand that cannot win — and lists every string of the other script (tests/other_script.py says what
 is allowed: tile codes, units, format names, a Chinese term in brackets after its English).
 """
 
@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from page.panels import book, common, photo, score, situation, tiles, training  # noqa: F401
 from rules.presets import PRESETS
+from tests.fake_reader import MISSED, marked_photo
 from tests.other_script import chinese_in, english_in
 from tests.ui.test_app import _sample_png, _uploader, app  # noqa: F401 - the page fixture
 
@@ -78,6 +79,12 @@ def _walk_states(at: AppTest, english: bool) -> dict[str, list[str]]:
         box = next(s for s in at.selectbox if str(s.key).endswith("_preset"))
         box.select_index(list(PRESETS).index(preset)).run()
         seen[f"the {preset} rules"] = page_words(at)
+    _uploader(at).set_value(("short.png", marked_photo(MISSED), "image/png")).run()
+    seen["a photo a tile short, with maybe-missed cards"] = page_words(at)
+    assert any(
+        ("Maybe missed" if english else "可能漏认的牌") in w
+        for w in seen["a photo a tile short, with maybe-missed cards"]
+    )
     _uploader(at).set_value(("hand.png", _sample_png(), "image/png")).run()
     seen["a fresh photo"] = page_words(at)
     next(s for s in at.segmented_control if str(s.key).endswith("_win_by")).set_value("discard").run()
