@@ -63,7 +63,9 @@ def test_a_doubted_tile_is_one_tap_away_and_the_rest_go_with_one_more(server, br
     cards = _drawn(browser, CARD)
     assert len(cards) == 2, cards
     buttons = _drawn(browser, TAKE)
-    assert len(buttons) == 2 and all(b["w"] >= 44 and b["h"] >= 40 for b in buttons), buttons
+    assert len(buttons) == 2 and all(b["w"] >= 44 and b["h"] >= 44 for b in buttons), (
+        buttons
+    )  # a thumb (test_targets)
     pictures = _drawn(browser, f"{CARD} img")
     assert len(pictures) == 2 and all(p["w"] >= 40 and p["h"] >= 40 for p in pictures), pictures
     assert all(c["x"] >= 0 and c["x"] + c["w"] <= 390 for c in cards)
