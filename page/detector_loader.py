@@ -58,14 +58,11 @@ def model_detector(path: str) -> Detector:
     """Load a model file (model.json or .pt) with `vision.read.detect`; raises whatever loading raises."""
     from vision.read import detect as vdetect
     from vision.read import manifest
-    from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 
     model = vdetect.load_model(path)
     return Detector(
         lambda rgb: vdetect.detect(rgb, model=model),
         manifest.version_of(path),
         takes_pixels=True,
-        read=lambda rgb: split_doubted(
-            vdetect.detect(rgb, conf=min(MAYBE_FLOOR, model.tile_conf), model=model), model.tile_conf
-        ),
+        read=lambda rgb: vdetect.detect_with_maybe(rgb, model=model),
     )

@@ -9,6 +9,7 @@ detections for the page, so it lives in `page/` and is unit-tested; app.py only 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -70,9 +71,9 @@ def role_beside(boxes: list[Box], xyxy: list[float] | None) -> str:
     for b in boxes:
         if b.xyxy is None or not (b.role == "hand" or b.role.startswith("meld")):
             continue
-        d = ((b.xyxy[0] + b.xyxy[2]) / 2 - cx) ** 2 + ((b.xyxy[1] + b.xyxy[3]) / 2 - cy) ** 2
-        if d**0.5 <= best:
-            best, role = d**0.5, b.role
+        d = math.hypot((b.xyxy[0] + b.xyxy[2]) / 2 - cx, (b.xyxy[1] + b.xyxy[3]) / 2 - cy)
+        if d <= best:
+            best, role = d, b.role
     return role
 
 

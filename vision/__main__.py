@@ -36,9 +36,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     """One JSON line (or readable line) per image; bad files are reported and skipped. Each file is
     decoded once at reduced size (vision.read.detect.PhotoPixels, the path `detect(path)` takes);
     its full size, the pixels the boxes are in, comes from the header."""
-    from vision.read.detect import PhotoPixels, detect, load_model
+    from vision.read.detect import PhotoPixels, detect, detect_with_maybe, load_model
     from vision.read.imageio import ImageLoadError
-    from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 
     try:
         model = load_model(args.model)
@@ -50,10 +49,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         try:
             pixels = PhotoPixels.decode(path, model.det_imgsz)
             maybe: list = []
-            if args.maybe:  # one reading down to the suggestions' floor, split as the page splits it
-                point = model.tile_conf if args.conf is None else args.conf
-                low = detect(pixels, conf=min(MAYBE_FLOOR, point), model=model)
-                dets, maybe = split_doubted(low, point)
+            if args.maybe:  # the page's own reading: tiles and suggestions
+                dets, maybe = detect_with_maybe(pixels, model=model, point=args.conf)
             else:
                 dets = detect(pixels, conf=args.conf, model=model)
         except ImageLoadError as exc:

@@ -27,6 +27,7 @@ from vision.read import learnt as learnt_merge
 from vision.read import manifest, onnx_run, safe_weights
 from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
+from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.row_rescue import rescued
 from vision.read.suppress import keep_one_per_tile
@@ -677,3 +678,16 @@ def detect(
     if pixels.scale != 1.0:  # boxes in the full-size photo's pixels
         reading.boxes = reading.boxes * pixels.scale
     return _decide(tm, reading, threshold)
+
+
+def detect_with_maybe(
+    image: str | Path | np.ndarray | PhotoPixels,
+    model: TileModel | str | Path | None = None,
+    point: float | None = None,
+) -> tuple[list[Detection], list[Detection]]:
+    """(the tiles at `point`, default the model's operating point; the boxes it doubted, offered as
+    "maybe missed": vision.read.maybe_missed) from one reading down to the suggestions' floor. What
+    the page and `vision detect --maybe` both read: the tiles are exactly `detect`'s at that point."""
+    tm = model if isinstance(model, TileModel) else load_model(model)
+    point = tm.tile_conf if point is None else float(point)
+    return split_doubted(detect(image, conf=min(MAYBE_FLOOR, point), model=tm), point)
