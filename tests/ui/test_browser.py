@@ -197,8 +197,8 @@ def _expected(k: int, dealer: str, winner: str, melds: dict[str, str]) -> dict:
 
 
 def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
-    """Four hands with different winners and losers' melds, one fixed and recorded again (it replaces
-    the hand), a reload in the middle of a hand (restored), the evening shared, 新的一晚 confirmed: the book's totals are
+    """Four hands with different winners and losers' melds, one read a tile short and completed by one
+    tap on its maybe-missed card, one fixed and recorded again (it replaces the hand), a reload in the middle of a hand (restored), the evening shared, 新的一晚 confirmed: the book's totals are
     the engine's payments of the same inputs, and no input of one hand shows in the next."""
     import rules
     from tests.fake_reader import marked_photo
@@ -206,9 +206,12 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
     url, env = evening_server
     browser.get(url)
     wait_text(browser, "南家 收 750")
+    from tests.fake_reader import MISSED
+    from tests.ui.test_maybe_browser import TILE_CARD, _drawn, card_of
+
     plan = [  # (photo, winner, losers' melds typed, dealer the book deals)
         (0, "南家", {"N": "吃678m"}, "E"),
-        (1, "西家", {"E": "碰发"}, "S"),
+        (MISSED + 1, "西家", {"E": "碰发"}, "S"),  # read a tile short: its 中 is a maybe-missed card
         (2, "北家", {"S": "碰5s"}, "W"),
         (3, "南家", {}, "N"),
     ]
@@ -220,6 +223,14 @@ def test_an_evening_of_four_hands_adds_up(evening_server, browser, tmp_path):
         upload(browser, photo)
         wait_text(browser, "还不能算：请选谁胡了")
         assert sideways(browser) == 0
+        if k >= MISSED:  # one tap on the card adds the tile the reader doubted
+            k -= MISSED
+            wait_text(browser, "可能漏认的牌")
+            added = tap_until(
+                browser, card_of("+中"), lambda d: len(_drawn(d, TILE_CARD)) == 14 or None, wait=20
+            )
+            assert added, "three taps on the 中 card never added it"
+            _evening_shot(browser, f"hand{n}-card-taken")
         _choose(browser, "winner", winner)
         if n == 4:  # the phone sleeps mid-hand: a reload finds the hand as it was
             settled(browser)
