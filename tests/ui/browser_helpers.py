@@ -293,7 +293,7 @@ def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
             element.click()
 
-    return again_until(tap, lambda: WebDriverWait(driver, wait).until(shown))
+    return again_until(tap, lambda: WebDriverWait(driver, wait).until(shown), tries)
 
 
 def first_shown(css: str):

@@ -604,7 +604,8 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
     """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
     `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
-    continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point."""
+    continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point; with
+    OperatingPoint.rescue_face, only one whose face reads at least that sure."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
@@ -613,7 +614,10 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
     if tm.op.row_rescue > 0 and len(at_op):
         kept = np.zeros(len(tile), dtype=bool)
         kept[at_op[keep[at_op]]] = True
-        tile = np.where(rescued(reading.boxes, tile, kept, tm.op.row_rescue), tm.tile_conf, tile)
+        may = tile
+        if tm.op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
+            may = np.where(face.max(1) >= tm.op.rescue_face, tile, 0.0)
+        tile = np.where(rescued(reading.boxes, may, kept, tm.op.row_rescue), tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     detections: list[Detection] = []
     for i in sure:

@@ -58,6 +58,11 @@ class OperatingPoint:
     #: mostly boxed under the point, beside tiles it is sure of, and its false boxes mostly stand
     #: alone in the clutter (models/MODEL_CARD.md, stop 47).
     row_rescue: float = 0.0
+    #: With `row_rescue`: a doubted box may be rescued (or carry the chain on) only if the
+    #: classifier's best face for it reads at least this. 0.0: any face (every model.json before it).
+    #: Why: the rescue's false boxes were book spines chained along a shelf (models/MODEL_CARD.md,
+    #: stop 47); a spine is no tile of ours, so which tile it is should be unsure.
+    rescue_face: float = 0.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

@@ -68,3 +68,31 @@ def test_detect_at_the_operating_point_returns_the_rescued_tile_at_the_point(row
     # at a low threshold the lone box and the faint one come back at their own confidence
     low = {d.xyxy[0]: d.tile_conf for d in reader.detect(image, conf=0.05, model=_model(row_rescue))}
     assert low[300] == pytest.approx(0.4) and low[150] == pytest.approx(0.1)
+
+
+def _reading_with_faces(sure_of_face: list[float]) -> reader._ViewReading:
+    """ROW read by a classifier: each box's best face at the given probability (the rest spread
+    evenly over the other 34 faces), no `other` mass; detector 0.9, 0.9, then 0.4 for the rest."""
+    n = len(sure_of_face)
+    probs = np.zeros((n, reader.NUM_CLASSES + 1))
+    for i, p in enumerate(sure_of_face):
+        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
+        probs[i, i], probs[i, -1] = p, 0.0
+    det = np.array([0.9, 0.9, 0.4, 0.4][:n])
+    return reader._ViewReading(np.asarray(ROW[:n], float), det, np.zeros(n), probs)
+
+
+@pytest.mark.parametrize(
+    "rescue_face, faces, expected",
+    [
+        (0.0, [0.99, 0.99, 0.2, 0.9], 4),  # no gate: a box unsure of its face is rescued too
+        (0.5, [0.99, 0.99, 0.9, 0.9], 4),  # both doubted boxes read a face surely
+        (0.5, [0.99, 0.99, 0.9, 0.2], 3),  # the last one's face is a guess: it stays out
+        (0.5, [0.99, 0.99, 0.2, 0.9], 2),  # the chain stops at the unsure box; the sure one beyond it is alone
+    ],
+)
+def test_rescue_face_lets_back_only_a_box_whose_face_the_reader_is_sure_of(rescue_face, faces, expected):
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_face=rescue_face)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    found = reader._decide(tm, _reading_with_faces(faces), 0.55)
+    assert len(found) == expected
