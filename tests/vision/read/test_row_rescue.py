@@ -88,7 +88,8 @@ def _reading_with_faces(sure_of_face: list[float]) -> reader._ViewReading:
         (0.0, [0.99, 0.99, 0.2, 0.9], 4),  # no gate: a box unsure of its face is rescued too
         (0.5, [0.99, 0.99, 0.9, 0.9], 4),  # both doubted boxes read a face surely
         (0.5, [0.99, 0.99, 0.9, 0.2], 3),  # the last one's face is a guess: it stays out
-        (0.5, [0.99, 0.99, 0.2, 0.9], 2),  # the chain stops at the unsure box; the sure one beyond it is alone
+        # the chain stops at the unsure box; the sure one beyond it stands alone
+        (0.5, [0.99, 0.99, 0.2, 0.9], 2),
     ],
 )
 def test_rescue_face_lets_back_only_a_box_whose_face_the_reader_is_sure_of(rescue_face, faces, expected):
