@@ -68,6 +68,15 @@ class TrainConfig:
         "the classifier also learns `other` from the detector's boxes on no labelled tile of the "
         "synthetic train scenes (complete labels: clutter such as book spines)",
     )
+    cls_relearn_other: bool = _opt(
+        False,
+        "with --cls-new-only: the `other` output learns again too (features and face rows frozen)",
+    )
+    other_spines: int = _opt(
+        0,
+        "the classifier also learns `other` from this many crops of drawn book spines with printed "
+        "titles, each seen once an epoch (vision.train.spines; round 29)",
+    )
     cls_boxes_from: str | None = _opt(
         None,
         "the classifier also learns from this detector's own boxes on the synthetic train scenes, "

@@ -86,9 +86,12 @@ def train_new_outputs(
     lr: float = 1e-2,
     val: CropSet | None = None,
     log=print,
+    first: int | None = None,
 ) -> Path:
     """Train only the outputs `init` lacks (ids init's count .. num_classes - 1) on `train`'s crops,
-    augmented as any classifier epoch; return the weights' path.
+    augmented as any classifier epoch; return the weights' path. `first` (below init's count) learns
+    outputs from that id on again too, starting from init's rows: `other` (OTHER_ID) taught new
+    kinds of clutter while every face row stays as shipped (round 29b, --cls-relearn-other).
 
     The loss is the full softmax cross-entropy over every output with the earlier logits fixed,
     so the new rows learn to stay under the true face on every tile crop, not only to fire on
@@ -98,10 +101,11 @@ def train_new_outputs(
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     state = safe_weights.load_state_dict(Path(init))
-    old = classifier_outputs(state)
-    if old >= num_classes:
+    had = classifier_outputs(state)
+    old = had if first is None else first
+    if old >= num_classes or old > had:
         raise SystemExit(
-            f"{init} already reads {old} outputs: no new output to learn (the crops name {num_classes})"
+            f"{init} reads {had} outputs: nothing to learn from output {old} (the crops name {num_classes})"
         )
     net = TileNet(num_classes=num_classes)
     load_init(net, state)
@@ -109,6 +113,9 @@ def train_new_outputs(
     last = net.head[2]
     fixed_w, fixed_b = last.weight[:old].detach().clone(), last.bias[:old].detach().clone()
     new = nn.Linear(last.in_features, num_classes - old)
+    with torch.no_grad():  # an output learnt again starts from what it knew
+        new.weight[: had - old] = last.weight[old:had]
+        new.bias[: had - old] = last.bias[old:had]
     opt = torch.optim.AdamW(new.parameters(), lr=lr, weight_decay=5e-4)
     steps = math.ceil(len(train.y) / batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps, pct_start=0.15)

@@ -34,6 +34,9 @@ from vision.train import data, replay
 from vision.train.config import TrainConfig, torch_device
 from vision.train.crops import (
     OTHER_REPEAT,
+    SRC_H,
+    SRC_MARGIN,
+    SRC_W,
     CropSet,
     as_read,
     augment,
@@ -51,6 +54,7 @@ from vision.train.crops import (
     weakest_class,
 )
 from vision.train.new_outputs import FLOWER_VETO_SHARE, flower_bar, load_init, train_new_outputs
+from vision.train.spines import spine_crops
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
 COMPUTE_LOG = "compute.jsonl"
@@ -515,9 +519,18 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
             rows_label=FLOWER_ID if flower else OTHER_ID,
             scenes=scenes,
         )
+    if getattr(args, "other_spines", 0):
+        crops = _with_spines(crops, args.other_spines, args.seed)
     if getattr(args, "cls_replay", None):
         crops = _with_replay(crops, Path(args.cls_replay))
     return crops
+
+
+def _with_spines(crops: CropSet, n: int, seed: int) -> CropSet:
+    """`crops` plus `n` crops of drawn book spines with titles, as `other` (vision.train.spines)."""
+    x, y = spine_crops(n, seed, SRC_MARGIN, (SRC_W, SRC_H))
+    print(f"`other` crops: {len(y)} of drawn book spines with titles", flush=True)
+    return CropSet(np.concatenate([crops.x, x]), np.concatenate([crops.y, y]))
 
 
 #: The most crops of a detector's boxes on the scenes (--cls-boxes-from): as many as any synthetic
@@ -620,6 +633,7 @@ def _train_new_only(args, crops: CropSet, num_classes: int, run_dir: Path, real_
         seed=args.seed,
         lr=args.cls_lr,
         val=val_crops(real_val),
+        first=OTHER_ID if getattr(args, "cls_relearn_other", False) else None,
     )
     record_compute(run_dir, "classifier-new-outputs", args.cls_epochs, time.monotonic() - t0, "cpu")
     return weights

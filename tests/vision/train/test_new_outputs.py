@@ -88,8 +88,26 @@ def test_the_new_output_learns_its_crops(tmp_path):
 
 def test_weights_that_already_read_every_output_are_refused(tmp_path):
     init = _shipped(tmp_path)
-    with pytest.raises(SystemExit, match="no new output to learn"):
+    with pytest.raises(SystemExit, match="nothing to learn from output 36"):
         train_new_outputs(_crops(2, [0]), tmp_path / "run", init, OTHER_ID + 1, epochs=1, log=lambda s: None)
+
+
+def test_other_learnt_again_moves_only_its_own_row(tmp_path):
+    """--cls-relearn-other: `other` learns new clutter; features and every face row stay bit-identical,
+    so a face is read exactly as shipped and only whether a box is a tile at all can move."""
+    init = _shipped(tmp_path)
+    before = torch.load(init, weights_only=True)
+    out = train_new_outputs(
+        _crops(24, [0, 18, 33, OTHER_ID]), tmp_path / "run", init, OTHER_ID + 1, epochs=2, lr=0.05,
+        log=lambda s: None, first=OTHER_ID,
+    )  # fmt: skip
+    after = torch.load(out, weights_only=True)
+    for key, value in before.items():
+        if key.startswith("head.2."):
+            assert torch.equal(after[key][:OTHER_ID], value[:OTHER_ID]), key
+            assert not torch.equal(after[key][OTHER_ID], value[OTHER_ID]), key
+        else:
+            assert torch.equal(after[key], value), key
 
 
 def test_new_only_without_init_is_one_clear_line(tmp_path):
