@@ -83,7 +83,7 @@ def _spine(
     span (top, bottom): crops are cut on the print, never on a bare stretch of cover, which would
     teach `other` with a blank face (白) or a lone ring (一饼)."""
     x0, y0, x1, y1 = box
-    w, h = x1 - x0, y1 - y0
+    h = y1 - y0
     cover, ink = _cover(rng)
     draw.rectangle((x0, y0, x1, y1), fill=cover)
     for _ in range(int(rng.integers(0, 3))):
@@ -92,6 +92,18 @@ def _spine(
             (x0, by, x1, by + h * rng.uniform(0.02, 0.08)),
             fill=tuple(int(v) for v in rng.integers(0, 256, 3)),
         )
+    return _title(draw, rng, box, ink)
+
+
+def _title(
+    draw: ImageDraw.ImageDraw,
+    rng: np.random.Generator,
+    box: tuple[float, float, float, float],
+    ink: tuple[int, int, int],
+) -> tuple[float, float]:
+    """One or two vertical columns of print down a spine in `ink`; returns their span (top, bottom)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
     chars = title_chars()
     columns = 1 if rng.random() < 0.75 else 2
     px = max(8, int(w * rng.uniform(0.4, 0.72) / columns))
@@ -108,6 +120,26 @@ def _spine(
             y += px * rng.uniform(1.0, 1.3)
         last = max(last, y)
     return start, last
+
+
+def print_titles(
+    img_bgr: np.ndarray, spines: list[tuple[int, int, int, int]], rng: np.random.Generator
+) -> None:
+    """Print a title down each spine (x0, y0, x1, y1) of a scene's shelf, in place, in an ink that
+    stands out from the cover already painted there (vision.train.synth.seat.backdrop): dark on a
+    light cover, light on a dark one, now and then a coloured one."""
+    h, w = img_bgr.shape[:2]
+    for x0, y0, x1, y1 in spines:
+        x0, x1, y0, y1 = max(0, x0), min(w, x1), max(0, y0), min(h, y1)
+        if x1 - x0 < 4 or y1 - y0 < 8:
+            continue
+        region = Image.fromarray(np.ascontiguousarray(img_bgr[y0:y1, x0:x1, ::-1]))
+        light = float(np.asarray(region).mean()) > 127
+        ink = (int(rng.integers(0, 50)),) * 3 if light else (int(rng.integers(215, 256)),) * 3
+        if rng.random() < 0.2:
+            ink = _strong(rng)
+        _title(ImageDraw.Draw(region), rng, (0, 0, x1 - x0, y1 - y0), ink)
+        img_bgr[y0:y1, x0:x1] = np.asarray(region)[..., ::-1]
 
 
 def shelf(

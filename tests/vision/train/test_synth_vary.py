@@ -80,7 +80,7 @@ def _first_change(bank: FaceBank, on: Variations, tries: int = 8) -> int | None:
 
 
 @needs_real
-@pytest.mark.parametrize("name", [n for n in Variations.names() if n != "prints"])
+@pytest.mark.parametrize("name", [n for n in Variations.names() if n not in ("prints", "titles")])
 def test_each_switch_changes_scenes_alone(bank: FaceBank, name: str) -> None:
     """One switch on (all others off) changes some scene; the geometry-free ones keep its labels and
     layout (the boxes stay those of the unvaried scene)."""
@@ -90,6 +90,17 @@ def test_each_switch_changes_scenes_alone(bank: FaceBank, name: str) -> None:
     if name != "seat":
         a, b = scene.make_scene(bank, SEED, i, vary=only), _plain(bank, i)
         assert a.labels == b.labels and a.layout == b.layout
+
+
+@needs_real
+def test_titles_print_on_a_low_scenes_shelf_and_move_nothing_else(bank: FaceBank) -> None:
+    """`titles` draws from its own generator over the shelf of a low seat scene: the scene's labels
+    and layout are those without it, its bytes are not."""
+    base = dataclasses.replace(NONE, seat=True)
+    with seat.mix((1.0, 1.0)):
+        a = scene.make_scene(bank, SEED, 0, vary=dataclasses.replace(base, titles=True))
+        b = scene.make_scene(bank, SEED, 0, vary=base)
+    assert a.jpeg != b.jpeg and a.labels == b.labels and a.layout == b.layout
 
 
 @needs_real
@@ -205,6 +216,9 @@ def test_a_low_seat_scene_shows_the_shelf_above_every_tile_and_the_mix_is_put_ba
     img = np.full((200, 300, 3), 90, np.uint8)
     out = seat.backdrop(img, 120, np.random.default_rng(1))
     assert (out[120:] == img[120:]).all() and (out[:100] != img[:100]).any()  # nothing at or under a tile
+    titled = seat.backdrop(img, 120, np.random.default_rng(1), np.random.default_rng(2))
+    printed = (titled != out).any(2)
+    assert printed.any() and not printed[120:].any()  # print on the shelf, the same shelf, nothing below
     with pytest.raises(ValueError):
         seat.set_mix(1.5, 0.0)
     if HAS_REAL:

@@ -441,7 +441,8 @@ def make_scene(
     img = (bg.astype(np.float32) * (1 - a) + colour.astype(np.float32) * a).astype(np.uint8)
     if view is not None and view.low:  # beyond the table: rim and shelf, above every tile
         rows = np.flatnonzero((ids > 0).any(1) | (alpha > 0.01).any(1))
-        img = seat.backdrop(img, int(rows[0]) if len(rows) else h, srng)
+        titles = stream(seed, index, "titles") if vary.titles else None
+        img = seat.backdrop(img, int(rows[0]) if len(rows) else h, srng, titles)
     img = table.light_gradient(img, rng)
     img = table.camera_effects(img, rng)
     img = photo.apply(img, alpha, vary, seed, index)

@@ -182,11 +182,16 @@ def close_in(pts: np.ndarray, w: int, h: int, view: SeatView) -> np.ndarray:
     return np.array([[z, 0.0, tx], [0.0, z, ty], [0.0, 0.0, 1.0]])
 
 
-def backdrop(img: np.ndarray, tiles_top: int, rng: np.random.Generator) -> np.ndarray:
+def backdrop(
+    img: np.ndarray, tiles_top: int, rng: np.random.Generator, titles: np.random.Generator | None = None
+) -> np.ndarray:
     """What a low camera sees beyond the table, painted above the topmost tile (`tiles_top`, the
     first image row holding a labelled tile), never over one: the table's dark rim, and above it a
     shelf of upright book spines with titles, a white box or two and a dark gadget. Unlabelled, so
-    the detector learns them as background; upright and unwarped, as the real shelves stand."""
+    the detector learns them as background; upright and unwarped, as the real shelves stand.
+    With `titles` (the `titles` variation's own generator) each spine also gets printed titles
+    (vision.train.spines.print_titles), drawn after the shelf so that nothing else moves: a real
+    shelf's spines carry columns of print, and the reader took them for tiles."""
     h, w = img.shape[:2]
     if tiles_top < 24:
         return img
@@ -201,6 +206,7 @@ def backdrop(img: np.ndarray, tiles_top: int, rng: np.random.Generator) -> np.nd
     wall = tuple(int(v) for v in rng.integers(30, 120, 3))
     out[:rim_top] = wall
     x = float(rng.uniform(-0.1, 0.1)) * w
+    spines: list[tuple[int, int, int, int]] = []
     while x < w:
         kind = rng.random()
         bw = w * (rng.uniform(0.015, 0.05) if kind < 0.8 else rng.uniform(0.06, 0.14))
@@ -212,6 +218,8 @@ def backdrop(img: np.ndarray, tiles_top: int, rng: np.random.Generator) -> np.nd
         elif 0.8 <= kind < 0.9:  # a dark gadget
             colour = tuple(int(v) for v in rng.integers(10, 50, 3))
         cv2.rectangle(out, (int(x), y0), (int(x + bw), rim_top), colour, -1)
+        if kind < 0.8:
+            spines.append((int(x), y0, int(x + bw), rim_top))
         if kind < 0.8:  # a title: thin bands across the spine (never dots: pips are a tile's)
             ink = (20, 20, 20) if sum(colour) > 380 else (235, 235, 235)
             for _ in range(int(rng.integers(0, 3))):
@@ -219,4 +227,8 @@ def backdrop(img: np.ndarray, tiles_top: int, rng: np.random.Generator) -> np.nd
                 band = max(1, int(bh * rng.uniform(0.02, 0.06)))
                 cv2.rectangle(out, (int(x + bw * 0.2), ty), (int(x + bw * 0.8), ty + band), ink, -1)
         x += bw * rng.uniform(1.0, 1.2)
+    if titles is not None:
+        from vision.train.spines import print_titles
+
+        print_titles(out, spines, titles)
     return out

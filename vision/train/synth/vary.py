@@ -36,6 +36,7 @@ class Variations:
     noise: bool = True  # sensor noise with chroma, stronger in dark photos
     jpeg: bool = True  # a phone's or messaging app's earlier JPEG pass and webcam-resolution resampling
     clutter: bool = True  # things that are no tile around the hand: books, cards, phone, cup, chips, hands
+    titles: bool = True  # printed titles down the spines of the shelf behind a low seat scene (stop 49)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -94,6 +95,7 @@ STREAMS: dict[str, int] = {
     "noise": 0x9015,
     "jpeg": 0x1BE6,
     "clutter": 0xC177,
+    "titles": 0x717E,
 }
 
 
