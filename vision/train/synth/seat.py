@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.train.spines import print_titles
 from vision.train.synth import tiles
 
 #: Share of scenes seen from the seat when `Variations.seat` is on.
@@ -218,9 +219,8 @@ def backdrop(
         elif 0.8 <= kind < 0.9:  # a dark gadget
             colour = tuple(int(v) for v in rng.integers(10, 50, 3))
         cv2.rectangle(out, (int(x), y0), (int(x + bw), rim_top), colour, -1)
-        if kind < 0.8:
-            spines.append((int(x), y0, int(x + bw), rim_top))
         if kind < 0.8:  # a title: thin bands across the spine (never dots: pips are a tile's)
+            spines.append((int(x), y0, int(x + bw), rim_top))
             ink = (20, 20, 20) if sum(colour) > 380 else (235, 235, 235)
             for _ in range(int(rng.integers(0, 3))):
                 ty = int(rng.uniform(y0, rim_top - 4))
@@ -228,7 +228,5 @@ def backdrop(
                 cv2.rectangle(out, (int(x + bw * 0.2), ty), (int(x + bw * 0.8), ty + band), ink, -1)
         x += bw * rng.uniform(1.0, 1.2)
     if titles is not None:
-        from vision.train.spines import print_titles
-
         print_titles(out, spines, titles)
     return out
