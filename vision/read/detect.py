@@ -617,7 +617,8 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
         may = tile
         if tm.op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
             may = np.where(face.max(1) >= tm.op.rescue_face, tile, 0.0)
-        tile = np.where(rescued(reading.boxes, may, kept, tm.op.row_rescue), tm.tile_conf, tile)
+        back = rescued(reading.boxes, may, kept, tm.op.row_rescue, gaps_only=tm.op.rescue_gaps > 0)
+        tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     detections: list[Detection] = []
     for i in sure:

@@ -63,6 +63,11 @@ class OperatingPoint:
     #: Why: the rescue's false boxes were book spines chained along a shelf (models/MODEL_CARD.md,
     #: stop 47); a spine is no tile of ours, so which tile it is should be unsure.
     rescue_face: float = 0.0
+    #: With `row_rescue`, above 0: a doubted box is rescued only where it fills a gap, a kept tile of
+    #: its size on its line on each side of it; it never lengthens a row. 0.0: at the ends too (every
+    #: model.json before it). Why: the rescue ran along a hand onto the flower tiles at its end, which
+    #: the classifier reads as 1s or 1p surely (models/MODEL_CARD.md, stop 49).
+    rescue_gaps: float = 0.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

@@ -32,9 +32,9 @@ GAP_ALONG, OVERLAP_ALONG = 0.5, 0.25
 SHARES_KEPT = 0.3
 
 
-def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
-    """M[i, j]: box a[i] and box b[j] stand side by side on one line running along axis `along`
-    (0: a row, x; 1: a column, y)."""
+def _aligned(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
+    """M[i, j]: box a[i] and box b[j] are of one size and on one line running along axis `along`
+    (0: a row, x; 1: a column, y), however far apart along it."""
     across = 1 - along
     size_a = a[:, across + 2] - a[:, across]
     size_b = b[:, across + 2] - b[:, across]
@@ -44,7 +44,12 @@ def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
     shared = np.minimum(a[:, None, across + 2], b[None, :, across + 2]) - np.maximum(
         a[:, None, across], b[None, :, across]
     )
-    same_line = shared >= SAME_LINE * small
+    return same_size & (shared >= SAME_LINE * small)
+
+
+def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
+    """M[i, j]: box a[i] and box b[j] stand side by side on one line running along axis `along`
+    (0: a row, x; 1: a column, y)."""
     width_a = a[:, along + 2] - a[:, along]
     width_b = b[:, along + 2] - b[:, along]
     narrow = np.maximum(np.minimum(width_a[:, None], width_b[None, :]), 1e-9)
@@ -52,12 +57,28 @@ def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
         a[:, None, along + 2], b[None, :, along + 2]
     )
     touching = (gap <= GAP_ALONG * narrow) & (gap >= -OVERLAP_ALONG * narrow)
-    return same_size & same_line & touching
+    return _aligned(a, b, along) & touching
 
 
-def rescued(boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: float) -> np.ndarray:
+def _between(b: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Per box: a kept box of its size stands on its line on each side of it (a row: left and
+    right; a column: above and below): it lies within a line of tiles, not beyond its ends."""
+    centre = (b[:, :2] + b[:, 2:]) / 2
+    out = np.zeros(len(b), dtype=bool)
+    for along in (0, 1):
+        line = _aligned(b, b, along) & kept[None, :]
+        before = centre[None, :, along] < centre[:, None, along]
+        out |= (line & before).any(1) & (line & ~before).any(1)
+    return out
+
+
+def rescued(
+    boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: float, gaps_only: bool = False
+) -> np.ndarray:
     """Bool per box: not sure, its tile confidence at least `low`, and joined to a sure box by a
-    chain of side-by-side neighbours (see _neighbours), sharing little with any kept box.
+    chain of side-by-side neighbours (see _neighbours), sharing little with any kept box. With
+    `gaps_only`, also with a kept box on its line on its other side (_between): a box fills a gap in
+    a line and never lengthens it (a flower tile stands at a hand's end, read as 1s or 1p surely).
 
     `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
     surest first: of two boxes on one tile the surer is rescued, and the other then overlaps a
@@ -77,6 +98,8 @@ def rescued(boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: flo
         grew = False
         for i in candidates:
             if out[i] or not touches[i, kept].any() or (shares[i, kept] > SHARES_KEPT).any():
+                continue
+            if gaps_only and not _between(b, kept)[i]:
                 continue
             out[i] = kept[i] = grew = True
     return out

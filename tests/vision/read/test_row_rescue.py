@@ -97,3 +97,17 @@ def test_rescue_face_lets_back_only_a_box_whose_face_the_reader_is_sure_of(rescu
     tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
     found = reader._decide(tm, _reading_with_faces(faces), 0.55)
     assert len(found) == expected
+
+
+def test_gaps_only_fills_a_hole_in_a_row_and_never_lengthens_it():
+    row = [*ROW, [124, 0, 154, 40]]  # five tiles side by side
+    conf = np.array([0.9, 0.4, 0.9, 0.9, 0.4])  # the second missing inside the row, the fifth at its end
+    sure = conf >= 0.55
+    assert rescued(np.asarray(row, float), conf, sure, 0.25).tolist() == [False, True, False, False, True]
+    gaps = rescued(np.asarray(row, float), conf, sure, 0.25, gaps_only=True).tolist()
+    assert gaps == [False, True, False, False, False]
+    # two missing side by side inside a row: the chain fills both, each with sure tiles on both sides
+    two = np.array([0.9, 0.4, 0.35, 0.9, 0.9])
+    assert rescued(np.asarray(row, float), two, two >= 0.55, 0.25, gaps_only=True).tolist() == [
+        False, True, True, False, False,
+    ]  # fmt: skip
