@@ -296,6 +296,17 @@ def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
     return again_until(tap, lambda: WebDriverWait(driver, wait).until(shown), tries)
 
 
+def tap_diagnosis(driver, css: str) -> str:
+    """What a tap on the first element `css` finds would meet, for a failure message: where it is
+    and what lies on its centre (_WHERE_IS), and the page's running/connection status."""
+    found = driver.find_elements(By.CSS_SELECTOR, css)
+    where = None
+    with contextlib.suppress(*TAP_RACES):
+        where = driver.execute_script(_WHERE_IS, found[0]) if found else None
+    status = [e.text for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')]
+    return f"{len(found)} found, first {where}; status {status}"
+
+
 def first_shown(css: str):
     """A `find` for tap_until: the first element `css` finds that is drawn (else the first, else None)."""
 

