@@ -173,11 +173,14 @@ def marks_for(
             style = "unsure"
         else:
             style = "sure"
-        label = display_name(b.cls) if lang == "zh" else ("back" if b.cls == BACK else b.cls)
-        out.append(Mark(i + 1, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), label, style))
+        out.append(Mark(i + 1, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), _label(b.cls, lang), style))
     for b in maybe:
         if b.xyxy is None or b.fixed:
             continue
-        label = display_name(b.cls) if lang == "zh" else ("back" if b.cls == BACK else b.cls)
-        out.append(Mark(0, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), f"+{label}?", "maybe"))
+        out.append(Mark(0, (b.xyxy[0], b.xyxy[1], b.xyxy[2], b.xyxy[3]), f"+{_label(b.cls, lang)}?", "maybe"))
     return out
+
+
+def _label(code: str, lang: str) -> str:
+    """A mark's tile name: as a player reads it (五万, 背面), or the code in English (5m, back)."""
+    return display_name(code) if lang == "zh" else ("back" if code == BACK else code)

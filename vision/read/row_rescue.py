@@ -32,52 +32,57 @@ GAP_ALONG, OVERLAP_ALONG = 0.5, 0.25
 SHARES_KEPT = 0.3
 
 
-def _aligned(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
-    """M[i, j]: box a[i] and box b[j] are of one size and on one line running along axis `along`
+def _aligned(b: np.ndarray, along: int) -> np.ndarray:
+    """M[i, j]: boxes i and j are of one size and on one line running along axis `along`
     (0: a row, x; 1: a column, y), however far apart along it."""
     across = 1 - along
-    size_a = a[:, across + 2] - a[:, across]
-    size_b = b[:, across + 2] - b[:, across]
-    big = np.maximum(size_a[:, None], size_b[None, :])
-    small = np.maximum(np.minimum(size_a[:, None], size_b[None, :]), 1e-9)
+    size = b[:, across + 2] - b[:, across]
+    big = np.maximum(size[:, None], size[None, :])
+    small = np.maximum(np.minimum(size[:, None], size[None, :]), 1e-9)
     same_size = big <= SAME_SIZE * small
-    shared = np.minimum(a[:, None, across + 2], b[None, :, across + 2]) - np.maximum(
-        a[:, None, across], b[None, :, across]
+    shared = np.minimum(b[:, None, across + 2], b[None, :, across + 2]) - np.maximum(
+        b[:, None, across], b[None, :, across]
     )
     return same_size & (shared >= SAME_LINE * small)
 
 
-def _neighbours(a: np.ndarray, b: np.ndarray, along: int) -> np.ndarray:
-    """M[i, j]: box a[i] and box b[j] stand side by side on one line running along axis `along`
-    (0: a row, x; 1: a column, y)."""
-    width_a = a[:, along + 2] - a[:, along]
-    width_b = b[:, along + 2] - b[:, along]
-    narrow = np.maximum(np.minimum(width_a[:, None], width_b[None, :]), 1e-9)
-    gap = np.maximum(a[:, None, along], b[None, :, along]) - np.minimum(
-        a[:, None, along + 2], b[None, :, along + 2]
+def _touching(b: np.ndarray, along: int) -> np.ndarray:
+    """M[i, j]: along axis `along`, boxes i and j are a small gap apart or overlap a little."""
+    width = b[:, along + 2] - b[:, along]
+    narrow = np.maximum(np.minimum(width[:, None], width[None, :]), 1e-9)
+    gap = np.maximum(b[:, None, along], b[None, :, along]) - np.minimum(
+        b[:, None, along + 2], b[None, :, along + 2]
     )
-    touching = (gap <= GAP_ALONG * narrow) & (gap >= -OVERLAP_ALONG * narrow)
-    return _aligned(a, b, along) & touching
+    return (gap <= GAP_ALONG * narrow) & (gap >= -OVERLAP_ALONG * narrow)
 
 
-def _between(b: np.ndarray, kept: np.ndarray) -> np.ndarray:
-    """Per box: a kept box of its size stands on its line on each side of it (a row: left and
-    right; a column: above and below): it lies within a line of tiles, not beyond its ends."""
-    centre = (b[:, :2] + b[:, 2:]) / 2
-    out = np.zeros(len(b), dtype=bool)
-    for along in (0, 1):
-        line = _aligned(b, b, along) & kept[None, :]
-        before = centre[None, :, along] < centre[:, None, along]
-        out |= (line & before).any(1) & (line & ~before).any(1)
-    return out
+class _Lines:
+    """The boxes' line geometry, worked out once per photo: per axis (a row, a column) which boxes
+    share a line (_aligned) and which lies before which along it."""
+
+    def __init__(self, b: np.ndarray) -> None:
+        centre = (b[:, :2] + b[:, 2:]) / 2
+        self.aligned = [_aligned(b, along) for along in (0, 1)]
+        self.before = [centre[None, :, along] < centre[:, None, along] for along in (0, 1)]
+        #: M[i, j]: boxes i and j stand side by side on one line (a row or a column).
+        self.touches = (self.aligned[0] & _touching(b, 0)) | (self.aligned[1] & _touching(b, 1))
+
+    def between(self, i: int, kept: np.ndarray) -> bool:
+        """A kept box of box i's size stands on its line on each side of it (a row: left and right;
+        a column: above and below): it lies within a line of tiles, not beyond its ends."""
+        for line, before in zip(self.aligned, self.before, strict=True):
+            on_line = line[i] & kept
+            if (on_line & before[i]).any() and (on_line & ~before[i]).any():
+                return True
+        return False
 
 
 def rescued(
     boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: float, gaps_only: bool = False
 ) -> np.ndarray:
     """Bool per box: not sure, its tile confidence at least `low`, and joined to a sure box by a
-    chain of side-by-side neighbours (see _neighbours), sharing little with any kept box. With
-    `gaps_only`, also with a kept box on its line on its other side (_between): a box fills a gap in
+    chain of side-by-side neighbours (_Lines.touches), sharing little with any kept box. With
+    `gaps_only`, also with a kept box on its line on its other side (_Lines.between): a box fills a gap in
     a line and never lengthens it (a flower tile stands at a hand's end, read as 1s or 1p surely).
 
     `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
@@ -91,15 +96,15 @@ def rescued(
     candidates = [int(i) for i in np.argsort(-conf, kind="stable") if not kept[i] and conf[i] >= low]
     if not candidates or not kept.any():
         return out
-    touches = _neighbours(b, b, 0) | _neighbours(b, b, 1)
+    lines = _Lines(b)
     shares = overlap_share(b, b)
     grew = True
     while grew:  # a rescued box may join the next one to the line
         grew = False
         for i in candidates:
-            if out[i] or not touches[i, kept].any() or (shares[i, kept] > SHARES_KEPT).any():
+            if out[i] or not lines.touches[i, kept].any() or (shares[i, kept] > SHARES_KEPT).any():
                 continue
-            if gaps_only and not _between(b, kept)[i]:
+            if gaps_only and not lines.between(i, kept):
                 continue
             out[i] = kept[i] = grew = True
     return out
