@@ -8,6 +8,8 @@ import io
 import json
 import multiprocessing as mp
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -331,3 +333,82 @@ def test_two_processes_writing_at_once_do_not_corrupt_it(tmp_path):
     con = sqlite3.connect(path)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
+
+
+def _greedy_writer(path: Path, seconds: float, hold_s: float, stop: threading.Event) -> int:
+    """Another program that writes again the moment it has committed, holding the lock `hold_s` each
+    time (a slow disk): SQLite's own busy wait almost never finds the lock free between two."""
+    con = sqlite3.connect(path, isolation_level=None)
+    end, commits = time.monotonic() + seconds, 0
+    try:
+        while time.monotonic() < end and not stop.is_set():
+            con.execute("BEGIN IMMEDIATE")
+            con.execute(
+                "INSERT INTO settings (key, value) VALUES ('greedy', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1"
+            )
+            time.sleep(hold_s)
+            con.execute("COMMIT")
+            commits += 1
+    finally:
+        con.close()
+    return commits
+
+
+def _beside_a_greedy_writer(path: Path, seconds: float) -> tuple[threading.Thread, threading.Event]:
+    stop = threading.Event()
+    thread = threading.Thread(target=_greedy_writer, args=(path, seconds, 0.05, stop), daemon=True)
+    thread.start()
+    time.sleep(0.2)  # it has the lock, and has committed, before the phone asks
+    return thread, stop
+
+
+def test_a_writer_waits_for_as_long_as_the_other_keeps_finishing(tmp_path):
+    path = tmp_path / "book.sqlite"
+    book = Scorebook(path, busy_s=1.0)
+    book.ensure_evening(preset="liaoyang")
+    thread, stop = _beside_a_greedy_writer(path, 2.5)
+    try:
+        t0 = time.monotonic()
+        rec = book.record_draw()  # past its 1 s busy time, but the other writer kept committing
+        waited = time.monotonic() - t0
+    finally:
+        stop.set()
+        thread.join()
+    assert rec.number == 1 and book.standing().hands == 1
+    assert waited < sb.PATIENCE * 1.0 + 0.5
+
+
+def test_a_writer_that_never_lets_go_still_ends_in_words(tmp_path):
+    path = tmp_path / "book.sqlite"
+    book = Scorebook(path, busy_s=0.5)
+    book.ensure_evening(preset="liaoyang")
+    thread, stop = _beside_a_greedy_writer(path, 30)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ScorebookError) as err:
+            book.record_draw()
+        waited = time.monotonic() - t0
+    finally:
+        stop.set()
+        thread.join()
+    assert err.value.kind == "locked" and "请再试一次" in err.value.words.zh
+    assert sb.PATIENCE * 0.5 - 0.1 <= waited < sb.PATIENCE * 0.5 + 1.0
+
+
+def test_a_lock_held_with_nothing_finishing_ends_after_the_busy_time(tmp_path):
+    path = tmp_path / "book.sqlite"
+    book = Scorebook(path, busy_s=0.6)
+    book.ensure_evening(preset="liaoyang")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ScorebookError) as err:
+            book.record_draw()
+        waited = time.monotonic() - t0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert err.value.kind == "locked"
+    assert 0.5 <= waited < 0.6 * sb.PATIENCE  # the busy time, not the longer wait for a busy lock
+    assert book.record_draw().number == 1
