@@ -48,6 +48,7 @@ NOT_SAVED = "hand_not_saved"  # why the last save failed (the page says the hand
 MESSAGE = "hand_message"  # Words to say once: a command refused, the hand updated from another phone
 RESTORE_FAILED = "hand_restore_failed"  # Words: the stored hand could not be used (put aside)
 DRAWN = "hand_drawn_values"  # widget key -> the hand's value it was last drawn with (`drawn_with`)
+BOUND = "hand_bound_versions"  # widget_key -> how often the hand's value moved under it (`bound_key`)
 KEEP_DRAWN = 4  # epochs whose drawn values are kept
 
 #: Commands that name a tile by its number on the photo: refused when the tiles were retyped since.
@@ -242,6 +243,32 @@ def widget_key(state: MutableMapping[str, Any], name: str) -> str:
     return ticket(state) + name
 
 
+def bound_key(state: MutableMapping[str, Any], name: str, value: Any) -> str:
+    """The key of the widget that shows the hand's `value` of `name`: `widget_key`, and a fresh one
+    each time the hand's value moved under the widget by anything but the widget itself.
+
+    Why: a field drawn empty, then filled by a photo of the melds (or a tap on the tile keyboard),
+    keeps its key within one drawing of the hand, and the browser's next message can still carry the
+    empty value it had (a poll queued while the photo was read): Streamlit calls the field back as if
+    the player had emptied it, and the melds read from the photo were wiped (a slow reader in a real
+    Chromium, CI at stops 45, 48, 49). Under a fresh key, the old value comes back under the old
+    key, which was drawn with it (`changed_by_player`: dropped)."""
+    base = widget_key(state, name)
+    versions = state.setdefault(BOUND, {})
+    version = int(versions.get(base, 0))
+    key = _versioned(base, version)
+    drawn = state.get(DRAWN) or {}
+    if key in drawn and key in state and state[key] != value:
+        version += 1
+        versions[base] = version
+        key = _versioned(base, version)
+    return key
+
+
+def _versioned(base: str, version: int) -> str:
+    return base if version == 0 else f"{base}_v{version}"
+
+
 def ticket(state: MutableMapping[str, Any]) -> str:
     """Which hand, which tile list of it, and which drawing of it a widget was made for: the prefix
     of its keys.
@@ -429,9 +456,12 @@ def _forget_old_drawings(state: MutableMapping[str, Any]) -> None:
     if not drawn:
         return
     epoch = int(state.get(EPOCH, 0))
-    state[DRAWN] = {
-        k: v for k, v in drawn.items() if (m := _TICKET.match(k)) and int(m.group(3)) > epoch - KEEP_DRAWN
-    }
+
+    def recent(key: str) -> bool:
+        return (m := _TICKET.match(key)) is not None and int(m.group(3)) > epoch - KEEP_DRAWN
+
+    state[DRAWN] = {k: v for k, v in drawn.items() if recent(k)}
+    state[BOUND] = {k: v for k, v in (state.get(BOUND) or {}).items() if recent(k)}
 
 
 def _revision(store: HandStore | None) -> int:

@@ -37,7 +37,7 @@ def hand() -> HandSession:
 def bind(name: str, value: Any) -> str:
     """The widget key of `name` for this hand, holding the hand's value: a widget never shows a value
     the hand does not have (a new hand's keys are new, so the browser keeps nothing of the last)."""
-    key = hand_sync.widget_key(st.session_state, name)
+    key = hand_sync.bound_key(st.session_state, name, value)
     st.session_state[key] = value
     hand_sync.drawn_with(st.session_state, key, value)
     return key

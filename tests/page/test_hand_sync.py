@@ -244,10 +244,43 @@ def test_a_widget_of_the_hand_before_no_longer_belongs(tmp_path):
 
 def _draw(tab, name, value):
     """What `page.panels.common.bind` does when the page draws a widget: its key, its value."""
-    key = hand_sync.widget_key(tab, name)
+    key = hand_sync.bound_key(tab, name, value)
     tab[key] = value
     hand_sync.drawn_with(tab, key, value)
     return key
+
+
+def _melds(store, seat):
+    return store.load().state["inputs"]["loser_melds"].get(seat, "")
+
+
+def test_a_field_filled_by_a_photo_keeps_it_when_the_browser_resends_its_empty_value(tmp_path):
+    """The melds field is drawn empty; a photo of West's melds fills the hand (a command of this
+    phone, same drawing); the browser's next message still carries the empty field (a poll queued
+    while the photo was read) and Streamlit calls the field back. Seen wiping the melds in a real
+    Chromium with a slow reader (CI at stops 45, 48, 49)."""
+    store, a, _ = _two_phones(tmp_path)
+    empty = _draw(a, "melds_W", "")
+    assert _do(a, store, "set_loser_melds", "W", "碰中")  # the photo's proposal
+    filled = _draw(a, "melds_W", "碰中")
+    assert filled != empty and filled.startswith(hand_sync.widget_key(a, "melds_W"))
+    assert hand_sync.belongs(a, filled)
+    a[empty] = ""  # the old field's value, sent again
+    assert not hand_sync.apply_widget(a, store, empty, "set_loser_melds", "W")
+    assert _melds(store, "W") == "碰中"
+    assert _draw(a, "melds_W", "碰中") == filled  # drawn again with the same value: the same field
+    a[filled] = ""  # the player empties the field that shows 碰中: that is applied
+    assert hand_sync.apply_widget(a, store, filled, "set_loser_melds", "W")
+    assert _melds(store, "W") == ""
+    assert _draw(a, "melds_W", "") == filled  # his own change: the field he typed in stays
+
+
+def test_a_field_keeps_its_key_while_the_player_types_in_it(tmp_path):
+    store, a, _ = _two_phones(tmp_path)
+    field = _draw(a, "melds_W", "")
+    a[field] = "碰7p"
+    assert hand_sync.apply_widget(a, store, field, "set_loser_melds", "W")
+    assert _draw(a, "melds_W", _melds(store, "W")) == field
 
 
 def test_an_older_page_resending_its_drawn_values_changes_nothing(tmp_path):
