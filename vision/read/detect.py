@@ -600,12 +600,18 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     return tile, face
 
 
+def _reads_flowers(reading: _ViewReading) -> bool:
+    """Whether this reading has a classifier's `flower` output."""
+    return reading.probs is not None and reading.probs.shape[1] > FLOWER_ID
+
+
 def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:
     """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
     `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
     continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point; with
-    OperatingPoint.rescue_face, only one whose face reads at least that sure."""
+    OperatingPoint.rescue_face, only one whose face reads at least that sure; with
+    OperatingPoint.rescue_flower, only one that reads less flower than that."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
@@ -617,6 +623,8 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
         may = tile
         if tm.op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
             may = np.where(face.max(1) >= tm.op.rescue_face, tile, 0.0)
+        if tm.op.rescue_flower > 0 and reading.flowers and _reads_flowers(reading):
+            may = np.where(reading.probs[:, FLOWER_ID] < tm.op.rescue_flower, may, 0.0)
         back = rescued(reading.boxes, may, kept, tm.op.row_rescue, gaps_only=tm.op.rescue_gaps > 0)
         tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))

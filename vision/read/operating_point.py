@@ -68,6 +68,14 @@ class OperatingPoint:
     #: model.json before it). Why: the rescue ran along a hand onto the flower tiles at its end, which
     #: the classifier reads as 1s or 1p surely (models/MODEL_CARD.md, stop 49).
     rescue_gaps: float = 0.0
+    #: With `row_rescue` and a classifier that has a `flower` output, above 0: a doubted box is
+    #: rescued (and carries the chain on) only if its flower output reads under this, in a photo
+    #: that does not look distorted (as `flower_at_least`). 0.0: no such gate (every model.json
+    #: before it). Chosen by `train` on the train tile crops (vision.train.new_outputs.
+    #: rescue_flower_bar). Why: on a grid of tiles with the flower tiles among them, the rescue put
+    #: back the flowers the detector had rightly doubted, read as N or 5m; the flower output leaned
+    #: to them without topping every face (models/MODEL_CARD.md, stop 50).
+    rescue_flower: float = 0.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

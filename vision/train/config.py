@@ -63,6 +63,11 @@ class TrainConfig:
         "with --other-rows: those crops are a `flower` output of their own (a 37th), which does not "
         "lower tile confidence; a box read as a flower more than as any face is not returned",
     )
+    flower_lines: bool = _opt(
+        False,
+        "with --flower-rows: the `flower` crops are the unlabelled boxes that continue a row or a "
+        "column of labelled tiles in every real train photo (a grid of tiles too), not only a hand's row",
+    )
     other_scenes: bool = _opt(
         False,
         "the classifier also learns `other` from the detector's boxes on no labelled tile of the "

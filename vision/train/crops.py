@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from vision.classes import BACK_ID, OTHER_ID
+from vision.read.row_rescue import rescued
 from vision.read.tilenet import CROP_H, CROP_MARGIN, CROP_W, TileNet, crop_tiles, crops_to_tensor
 from vision.train import data, rows
 
@@ -116,6 +117,20 @@ def unlabelled_on_row(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     if row is None:
         return np.zeros(len(found), dtype=bool)
     return row.contains(found) & unlabelled(found, labelled)
+
+
+def unlabelled_in_lines(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """Per found box: on no labelled tile, and continuing a line (a row or a column) of labelled
+    tiles of its size, as the reader's row rescue would put it back (vision.read.row_rescue.rescued,
+    the labels as the sure tiles). The set labels all 34 tiles and skips the flower and season
+    tiles, so in a hand or a grid of tiles these are flowers: a grid is no hand in a row, and
+    unlabelled_on_row never saw its flowers (models/MODEL_CARD.md, stop 50)."""
+    if not len(found) or not len(labelled):
+        return np.zeros(len(found), dtype=bool)
+    boxes = np.concatenate([np.asarray(labelled, np.float64), np.asarray(found, np.float64)])
+    sure = np.arange(len(boxes)) < len(labelled)
+    back = rescued(boxes, np.ones(len(boxes)), sure, low=0.5)
+    return back[len(labelled) :] & unlabelled(found, labelled)
 
 
 def unlabelled(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:

@@ -75,6 +75,24 @@ def flower_bar(probs: np.ndarray, y: np.ndarray, share: float = FLOWER_VETO_SHAR
     return 1.0
 
 
+#: rescue_flower_bar's budget: at most this share of the train tile crops may be kept from the rescue.
+RESCUE_FLOWER_SHARE = 0.01
+
+
+def rescue_flower_bar(probs: np.ndarray, y: np.ndarray, share: float = RESCUE_FLOWER_SHARE) -> float:
+    """The lowest OperatingPoint.rescue_flower (a step of 0.05) at which at most `share` of the
+    crops of a tile of the 34 (and `back`) read that much flower or more; `probs` as flower_bar's.
+
+    Why a looser budget than flower_bar's: this bar only keeps a box the detector doubted from
+    being put back by the row rescue; a tile kept out by it is one the reader would have missed
+    without the rescue anyway. Set on the train crops, never on a set that is reported."""
+    flower = probs[y < NUM_CLASSES][:, FLOWER_ID]
+    for bar in np.round(np.arange(0.05, 1.0, 0.05), 2):
+        if np.mean(flower >= bar) <= share:
+            return float(bar)
+    return 1.0
+
+
 def train_new_outputs(
     train: CropSet,
     out_dir: Path,

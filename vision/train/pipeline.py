@@ -49,11 +49,19 @@ from vision.train.crops import (
     other_crops,
     row_images,
     unlabelled,
+    unlabelled_in_lines,
     unlabelled_on_row,
     val_crops,
     weakest_class,
 )
-from vision.train.new_outputs import FLOWER_VETO_SHARE, flower_bar, load_init, train_new_outputs
+from vision.train.new_outputs import (
+    FLOWER_VETO_SHARE,
+    RESCUE_FLOWER_SHARE,
+    flower_bar,
+    load_init,
+    rescue_flower_bar,
+    train_new_outputs,
+)
 from vision.train.spines import spine_crops
 
 RUNS_DIR = _env.REPO_ROOT / "runs" / "train"
@@ -276,10 +284,11 @@ def ship(
     models_dir: Path = MODELS_DIR,
     kept: OperatingPoint = DEFAULT,
     flower_at_least: float = DEFAULT.flower_at_least,
+    rescue_flower: float = DEFAULT.rescue_flower,
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
-    `turn_below`, `mild_view`, `square_views`) the run keeps; a change of one is its own candidate, judged by the ship rule like
+    `turn_below`, `mild_view`, `square_views`, `small_view`, the row rescue's) the run keeps; a change of one is its own candidate, judged by the ship rule like
     any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
@@ -300,6 +309,11 @@ def ship(
             turn_below=kept.turn_below,
             mild_view=kept.mild_view,
             square_views=kept.square_views,
+            small_view=kept.small_view,
+            row_rescue=kept.row_rescue,
+            rescue_face=kept.rescue_face,
+            rescue_gaps=kept.rescue_gaps,
+            rescue_flower=rescue_flower,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -463,17 +477,23 @@ def _with_other(
     rows: bool = False,
     rows_label: int = OTHER_ID,
     scenes: Path | None = None,
+    lines: bool = False,
 ) -> CropSet:
     """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
     tile-free photos, and with `rows` (--other-rows) the unlabelled boxes on the labelled rows of
-    the real photos (the first source): flower and season tiles in a hand, read as 1s or 1p."""
+    the real photos (the first source): flower and season tiles in a hand, read as 1s or 1p; with
+    `lines` (--flower-lines) those that continue any line of labelled tiles in every train photo."""
     find = detector_boxes(detector, imgsz)
     negatives = negative_images(sources)
     other = [other_crops(negatives, find, cache_dir / "crops_other.npz")]
     print(f"`other` crops: {len(other[0].y)} from {len(negatives)} tile-free photos", flush=True)
-    if rows:
+    if rows and lines:
+        in_rows = data.split_images(sources[0], "train")
+        on_rows = other_crops(in_rows, find, cache_dir / "crops_other_lines.npz", keep=unlabelled_in_lines)
+    elif rows:
         in_rows = row_images(sources[0])
         on_rows = other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row)
+    if rows:
         other.append(CropSet(on_rows.x, np.full(len(on_rows.y), rows_label, np.int64)))
         print(
             f"`{OUTPUT_NAMES[rows_label]}` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos",
@@ -518,6 +538,7 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
             rows=rows,
             rows_label=FLOWER_ID if flower else OTHER_ID,
             scenes=scenes,
+            lines=flower and getattr(args, "flower_lines", False),
         )
     if getattr(args, "other_spines", 0):
         crops = _with_spines(crops, args.other_spines, args.seed)
@@ -639,21 +660,25 @@ def _train_new_only(args, crops: CropSet, num_classes: int, run_dir: Path, real_
     return weights
 
 
-def _flower_bar(args, classifier: Path, sources: list[Path], run_dir: Path) -> float:
-    """OperatingPoint.flower_at_least for the classifier to ship: chosen on the labelled tiles of
-    its sources (new_outputs.flower_bar) when it reads `flower`, else the default (no flowers)."""
+def _flower_bars(args, classifier: Path, sources: list[Path], run_dir: Path) -> tuple[float, float]:
+    """OperatingPoint.flower_at_least and .rescue_flower for the classifier to ship: chosen on the
+    labelled tiles of its sources (new_outputs.flower_bar, rescue_flower_bar) when it reads
+    `flower`, else the defaults (no flowers)."""
+    none = (DEFAULT.flower_at_least, DEFAULT.rescue_flower)
     if args.arch != "two-stage" or not Path(classifier).is_file():
-        return DEFAULT.flower_at_least
+        return none
     state = safe_weights.load_state_dict(Path(classifier))
     if classifier_outputs(state) <= FLOWER_ID:
-        return DEFAULT.flower_at_least
+        return none
     net = from_state(state)
     tiles = classifier_crops(sources, run_dir / "classifier", args.seed)
-    bar = flower_bar(classifier_probabilities(net, as_read(tiles.x)), tiles.y)
+    probs = classifier_probabilities(net, as_read(tiles.x))
+    bar, rescue = flower_bar(probs, tiles.y), rescue_flower_bar(probs, tiles.y)
     print(
-        f"flower_at_least {bar}: chosen on {len(tiles.y)} train crops (at most {FLOWER_VETO_SHARE:.1%} called flowers)"
+        f"flower_at_least {bar}: chosen on {len(tiles.y)} train crops (at most {FLOWER_VETO_SHARE:.1%} called flowers); "
+        f"rescue_flower {rescue} (at most {RESCUE_FLOWER_SHARE:.0%} kept from the row rescue)"
     )
-    return bar
+    return bar, rescue
 
 
 def _check_groups(args: TrainConfig) -> None:
@@ -752,7 +777,7 @@ def run(args: TrainConfig) -> int:
         # A staging folder lets a candidate be evaluated before it replaces the shipped model.
         models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
         kept = shipped_op()  # read before a probe may write over models/
-        bar = _flower_bar(args, cls_weights, sources, run_dir)
+        bar, rescue_bar = _flower_bars(args, cls_weights, sources, run_dir)
         conf = args.conf
         if conf is None and getattr(args, "cls_new_only", False):
             conf = kept.tile_conf
@@ -783,6 +808,7 @@ def run(args: TrainConfig) -> int:
             models_dir=models_dir,
             kept=kept,
             flower_at_least=bar,
+            rescue_flower=rescue_bar,
         )
         print(f"shipped: {path} (conf {conf})", flush=True)
         _export_for_reading(path)

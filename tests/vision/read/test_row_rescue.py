@@ -111,3 +111,40 @@ def test_gaps_only_fills_a_hole_in_a_row_and_never_lengthens_it():
     assert rescued(np.asarray(row, float), two, two >= 0.55, 0.25, gaps_only=True).tolist() == [
         False, True, True, False, False,
     ]  # fmt: skip
+
+
+def _reading_with_flowers(flower: list[float], flowers: bool = True) -> reader._ViewReading:
+    """ROW read by a classifier with `other` and `flower` outputs: each box's face (its own index)
+    at 0.9 of what is not flower, and the flower output at the given probability."""
+    n = len(flower)
+    probs = np.zeros((n, reader.FLOWER_ID + 1))
+    for i, f in enumerate(flower):
+        probs[i, : reader.NUM_CLASSES] = (1 - f) * 0.1 / (reader.NUM_CLASSES - 1)
+        probs[i, i], probs[i, reader.FLOWER_ID] = (1 - f) * 0.9, f
+    det = np.array([0.9, 0.9, 0.4, 0.4][:n])
+    return reader._ViewReading(np.asarray(ROW[:n], float), det, np.zeros(n), probs, flowers=flowers)
+
+
+@pytest.mark.parametrize(
+    "rescue_flower, flower, flowers, expected",
+    [
+        (0.0, [0.0, 0.0, 0.3, 0.01], True, 4),  # no gate: a box that leans to a flower comes back
+        (0.25, [0.0, 0.0, 0.01, 0.02], True, 4),  # both doubted boxes read little flower
+        (0.25, [0.0, 0.0, 0.01, 0.3], True, 3),  # the last one leans to a flower: it stays out
+        (0.25, [0.0, 0.0, 0.3, 0.01], True, 2),  # the chain stops at it
+        (0.25, [0.0, 0.0, 0.3, 0.3], False, 4),  # a distorted photo calls nothing a flower: no gate
+    ],
+)
+def test_rescue_flower_keeps_out_a_doubted_box_that_reads_as_a_flower(
+    rescue_flower, flower, flowers, expected
+):
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_flower=rescue_flower)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    found = reader._decide(tm, _reading_with_flowers(flower, flowers), 0.55)
+    assert len(found) == expected
+
+
+def test_rescue_flower_does_nothing_without_a_flower_output():
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_flower=0.25)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    assert len(reader._decide(tm, _reading_with_faces([0.99, 0.99, 0.9, 0.9]), 0.55)) == 4

@@ -174,15 +174,21 @@ def test_a_new_candidate_keeps_the_shipped_point_unless_a_clear_gain_elsewhere(t
 
 
 def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
-    """`train --stage ship` writes a model.json with the shipped reader's tta_below, turn_below and mild_view,
-    not the module defaults: a new round is judged on its weights, not on a silently reset setting."""
+    """`train --stage ship` writes a model.json with the shipped reader's reading rules (tta_below,
+    turn_below, the views, the row rescue's), not the module defaults: a new round is judged on its weights, not on a silently reset setting."""
     from vision.read import manifest
     from vision.train.pipeline import ship, shipped_op
 
     shipped = json.loads((MODELS / "model.json").read_text())
     (tmp_path / "shipped").mkdir()
     (tmp_path / "shipped" / "model.json").write_text(
-        json.dumps({**shipped, "tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25, "square_views": 0.02})
+        json.dumps(
+            {
+                **shipped,
+                **{"tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25, "square_views": 0.02},
+                **{"small_view": 0.8333, "row_rescue": 0.25, "rescue_face": 0.5, "rescue_gaps": 1.0},
+            }
+        )
     )
     kept = shipped_op(tmp_path / "shipped")
     assert kept.tta_below == 0.4 and kept.turn_below == 0.7 and kept.tile_conf == shipped["tile_conf"]
@@ -196,7 +202,8 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
     )
     op = manifest.read(out).op
     assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.mild_view == 0.25 and op.tile_conf == 0.5
-    assert op.square_views == 0.02
+    assert op.square_views == 0.02 and op.small_view == 0.8333
+    assert (op.row_rescue, op.rescue_face, op.rescue_gaps, op.rescue_flower) == (0.25, 0.5, 1.0, 0.0)
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
 
 

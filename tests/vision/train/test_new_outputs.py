@@ -150,3 +150,18 @@ def test_as_read_cuts_the_middle_the_reader_would():
     assert out[0, CROP_H // 2, CROP_W // 2, 0] == 255
     edge = round(CROP_W * CROP_MARGIN / (1 + 2 * CROP_MARGIN))
     assert out[0, CROP_H // 2, 0, 0] < 128 and out[0, CROP_H // 2, edge + 2, 0] == 255
+
+
+def test_the_rescue_flower_bar_keeps_at_most_its_share_of_tiles_from_the_rescue():
+    """rescue_flower_bar: the lowest step at which at most `share` of the tile crops read that much
+    flower (whether or not flower tops their face); the flower crops do not count."""
+    from vision.train.new_outputs import rescue_flower_bar
+
+    probs = np.zeros((101, FLOWER_ID + 1))
+    probs[:, 0] = 1.0
+    y = np.zeros(101, np.int64)
+    probs[:2, [0, FLOWER_ID]] = [[0.8, 0.2], [0.6, 0.4]]  # two 1m that lean to a flower
+    probs[2, [0, FLOWER_ID]], y[2] = [0.01, 0.99], FLOWER_ID
+    assert rescue_flower_bar(probs, y, share=0.01) == 0.25  # from 0.25 on, one tile in 100
+    assert rescue_flower_bar(probs, y, share=0.0) == 0.45
+    assert rescue_flower_bar(probs, y, share=0.02) == 0.05

@@ -330,3 +330,17 @@ def test_scene_clutter_joins_other_repeated_and_capped(tmp_path, monkeypatch):
     assert (out.y == OTHER_ID).sum() == 3 * vcrops.OTHER_REPEAT
     monkeypatch.setattr(pipeline, "OTHER_SCENES_MAX", 5)
     assert len(pipeline._with_other(base, [tmp_path], tmp_path, 64, tmp_path, scenes=tmp_path).y) == 5
+
+
+def test_a_flower_continuing_a_line_of_labelled_tiles_is_found_in_a_grid_too():
+    """unlabelled_in_lines: in a grid of labelled tiles, an unlabelled box in a gap or at a line's
+    end is a flower (the set skips them); a box far from the tiles, or on a labelled tile, is not.
+    unlabelled_on_row finds no row in a grid."""
+    lab = np.array(
+        [[0, 0, 10, 14], [11, 0, 21, 14], [22, 0, 32, 14], [0, 15, 10, 29], [22, 15, 32, 29]], float
+    )
+    gap, end, far, on_tile = [11, 15, 21, 29], [33, 0, 43, 14], [100, 100, 110, 114], [0.5, 0, 10.5, 14]
+    found = np.array([gap, end, far, on_tile], float)
+    assert vcrops.unlabelled_in_lines(found, lab).tolist() == [True, True, False, False]
+    assert not vcrops.unlabelled_on_row(found, lab).any()
+    assert vcrops.unlabelled_in_lines(found, lab[:0]).tolist() == [False] * 4
