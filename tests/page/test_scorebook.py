@@ -383,43 +383,37 @@ def test_a_writer_waits_for_as_long_as_the_other_keeps_finishing(tmp_path):
     assert waited < sb.PATIENCE * 1.0
 
 
+def _refused_beside_a_held_lock(book: Scorebook) -> tuple[ScorebookError, float]:
+    """Record a draw while another program holds the write lock: the error, and how long it took."""
+    other = sqlite3.connect(book.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ScorebookError) as err:
+            book.record_draw()
+        return err.value, time.monotonic() - t0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
 def test_a_writer_beside_one_that_never_lets_go_ends_in_words(tmp_path, monkeypatch):
     """The lock is held for good while SQLite's count of others' commits keeps moving (made up here:
     a real holder that commits also lets go now and then): the wait still ends, at PATIENCE times
     the busy time."""
-    path = tmp_path / "book.sqlite"
-    book = Scorebook(path, busy_s=0.5)
+    book = Scorebook(tmp_path / "book.sqlite", busy_s=0.5)
     book.ensure_evening(preset="liaoyang")
     commits = itertools.count()
     monkeypatch.setattr(sb, "_data_version", lambda con: next(commits))
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        t0 = time.monotonic()
-        with pytest.raises(ScorebookError) as err:
-            book.record_draw()
-        waited = time.monotonic() - t0
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    assert err.value.kind == "locked" and "请再试一次" in err.value.words.zh
+    err, waited = _refused_beside_a_held_lock(book)
+    assert err.kind == "locked" and "请再试一次" in err.words.zh
     assert sb.PATIENCE * 0.5 <= waited < sb.PATIENCE * 0.5 + 1.0
 
 
 def test_a_lock_held_with_nothing_finishing_ends_after_the_busy_time(tmp_path):
-    path = tmp_path / "book.sqlite"
-    book = Scorebook(path, busy_s=0.6)
+    book = Scorebook(tmp_path / "book.sqlite", busy_s=0.6)
     book.ensure_evening(preset="liaoyang")
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        t0 = time.monotonic()
-        with pytest.raises(ScorebookError) as err:
-            book.record_draw()
-        waited = time.monotonic() - t0
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    assert err.value.kind == "locked"
+    err, waited = _refused_beside_a_held_lock(book)
+    assert err.kind == "locked"
     assert 0.5 <= waited < 0.6 * sb.PATIENCE  # the busy time, not the longer wait for a busy lock
     assert book.record_draw().number == 1
