@@ -11,22 +11,21 @@ from __future__ import annotations
 import functools
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
-from tests.ui.browser_helpers import ROOT
+from vision.read import detect as vdetect
+
+SHIPPED = Path(__file__).resolve().parent.parent / "models" / "model.json"
 
 
 @functools.cache
-def _model():
-    from vision.read import detect as vdetect
-
-    return vdetect.load_model(str(ROOT / "models" / "model.json"))
+def _model() -> vdetect.TileModel:
+    return vdetect.load_model(str(SHIPPED))
 
 
 def detect(rgb: np.ndarray) -> list:
     """The shipped reader's tiles, after a wait of SLOW_READ_S seconds (6 unless told)."""
-    from vision.read import detect as vdetect
-
     time.sleep(float(os.environ.get("SLOW_READ_S", "6")))
     return vdetect.detect(rgb, model=_model())

@@ -572,6 +572,11 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     return others[pick]
 
 
+def _reads_flowers(reading: _ViewReading) -> bool:
+    """Whether this reading has a classifier's `flower` output."""
+    return reading.probs is not None and reading.probs.shape[1] > FLOWER_ID
+
+
 def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     """(tile_conf per box, face probabilities per box over the 35 classes, rows summing to 1).
 
@@ -591,18 +596,13 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     mass = real.sum(1)
     face = real / np.maximum(mass, 1e-9)[:, None]
     tile = reading.det_conf * mass
-    if reading.probs.shape[1] > FLOWER_ID:  # a flower is a tile (no `other` mass), but not in play
+    if _reads_flowers(reading):  # a flower is a tile (no `other` mass), but not in play
         flower = reading.probs[:, FLOWER_ID]
         tile = reading.det_conf * (mass + flower)
         if reading.flowers:  # else (a distorted photo) counted as a tile, never as a flower
             is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
             tile = np.where(is_flower, 0.0, tile)
     return tile, face
-
-
-def _reads_flowers(reading: _ViewReading) -> bool:
-    """Whether this reading has a classifier's `flower` output."""
-    return reading.probs is not None and reading.probs.shape[1] > FLOWER_ID
 
 
 def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:

@@ -487,13 +487,16 @@ def _with_other(
     negatives = negative_images(sources)
     other = [other_crops(negatives, find, cache_dir / "crops_other.npz")]
     print(f"`other` crops: {len(other[0].y)} from {len(negatives)} tile-free photos", flush=True)
-    if rows and lines:
-        in_rows = data.split_images(sources[0], "train")
-        on_rows = other_crops(in_rows, find, cache_dir / "crops_other_lines.npz", keep=unlabelled_in_lines)
-    elif rows:
-        in_rows = row_images(sources[0])
-        on_rows = other_crops(in_rows, find, cache_dir / "crops_other_rows.npz", keep=unlabelled_on_row)
     if rows:
+        if lines:
+            in_rows, keep, cache = (
+                data.split_images(sources[0], "train"),
+                unlabelled_in_lines,
+                "crops_other_lines.npz",
+            )
+        else:
+            in_rows, keep, cache = row_images(sources[0]), unlabelled_on_row, "crops_other_rows.npz"
+        on_rows = other_crops(in_rows, find, cache_dir / cache, keep=keep)
         other.append(CropSet(on_rows.x, np.full(len(on_rows.y), rows_label, np.int64)))
         print(
             f"`{OUTPUT_NAMES[rows_label]}` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos",
