@@ -280,10 +280,11 @@ def again_until(tap, shown, tries: int = 3):
 
 def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
     """Tap what `find(driver)` returns (an element, or None while there is none) until
-    `shown(driver)` returns something within `wait` s (returned); None after `tries` taps. On a loaded
-    CI machine a tap has come to nothing (stop 45; most likely it reached the server while the page's
-    2 s poll reran its fragment): a player taps again, and so does a test, never while the first
-    could still be answered (`wait`), so a toggle is not tapped shut."""
+    `shown(driver)` returns something within `wait` s (returned); None after `tries` taps. A tap that
+    lands while the page redraws can come to nothing: a player taps again, and so does a test, never
+    while the first could still be answered (`wait`), so a toggle is not tapped shut. An element
+    `shown` reads that is redrawn meanwhile (a field given a fresh key: page.hand_sync.bound_key) is
+    read again, not an error."""
 
     def tap() -> None:
         element = find(driver)
@@ -293,7 +294,10 @@ def tap_until(driver, find, shown, wait: float = 15, tries: int = 3):
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
             element.click()
 
-    return again_until(tap, lambda: WebDriverWait(driver, wait).until(shown), tries)
+    def answered():
+        return WebDriverWait(driver, wait, ignored_exceptions=(StaleElementReferenceException,)).until(shown)
+
+    return again_until(tap, answered, tries)
 
 
 def tap_diagnosis(driver, css: str) -> str:
