@@ -355,6 +355,8 @@ class _ViewReading:
     squeeze: tuple[float, float] = (1, 1)
     #: The reader's OperatingPoint.flower_at_least (tile_and_face).
     flower_at_least: float = 0.0
+    #: The reader's OperatingPoint.flower_tile_share (tile_and_face).
+    flower_tile_share: float = 1.0
     #: Whether a box may be called a flower at all: not in a photo that looks distorted (_best_reading).
     flowers: bool = True
 
@@ -448,7 +450,9 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     probs = classify_crops(tm.classifier, pixels.crops(boxes), tta_below=tm.op.tta_below)
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0:
         probs = _surer_turned(tm, pixels, boxes, probs)
-    return replace(reading, probs=probs, flower_at_least=tm.op.flower_at_least)
+    return replace(
+        reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
+    )
 
 
 def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -584,7 +588,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     here", the classifier's `other` output says "but it is no tile of ours" (a flower tile, a cup).
     A classifier with a `flower` output (vision.classes.FLOWER) counts a flower as a tile, and a
     box read as a flower more than as any face, and at least `reading.flower_at_least`, gets
-    tile_conf 0: not in play, never returned.
+    tile_conf 0: not in play, never returned. Where flowers are read, only
+    `reading.flower_tile_share` of the flower reading counts as a tile (OperatingPoint).
     The face distribution is the classifier's over the 35 real classes, renormalised: how sure it is
     WHICH face, separately from WHETHER a tile. The old single `det x class` confidence mixed the two
     and dropped every tile whose face was unsure, which on a print the model never saw was a large
@@ -600,6 +605,7 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
         flower = reading.probs[:, FLOWER_ID]
         tile = reading.det_conf * (mass + flower)
         if reading.flowers:  # else (a distorted photo) counted as a tile, never as a flower
+            tile = reading.det_conf * (mass + reading.flower_tile_share * flower)
             is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
             tile = np.where(is_flower, 0.0, tile)
     return tile, face

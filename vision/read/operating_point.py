@@ -76,6 +76,14 @@ class OperatingPoint:
     #: back the flowers the detector had rightly doubted, read as N or 5m; the flower output leaned
     #: to them without topping every face (models/MODEL_CARD.md, stop 50).
     rescue_flower: float = 0.0
+    #: With a classifier that has a `flower` output, in a photo that does not look distorted: the
+    #: share of a box's flower reading that counts toward its tile confidence (detector x (faces +
+    #: share x flower)). 1.0: all of it (every model.json before it; stop 36: a flower is a tile,
+    #: only not in play, dropped when it tops every face and reaches `flower_at_least`). 0.0: a
+    #: flower is no tile in play, like `other`. Why: a flower output learnt on hand-checked
+    #: flowers (stop 51) reads much of what `other` read before, and counted as a tile it lifted a
+    #: box whose faces read 0.02 over the point (models/MODEL_CARD.md, stop 51).
+    flower_tile_share: float = 1.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

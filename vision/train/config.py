@@ -68,6 +68,12 @@ class TrainConfig:
         "with --flower-rows: the `flower` crops are the unlabelled boxes that continue a row or a "
         "column of labelled tiles in every real train photo (a grid of tiles too), not only a hand's row",
     )
+    flower_boxes: str | None = _opt(
+        None,
+        "with --flower-rows: the `flower` crops are the boxes of this hand-checked listing "
+        "(datasets/flowers/chinese-mahjong-v4-train.json: flower, season and joker tiles of the train "
+        "photos, each looked at) instead of mined ones",
+    )
     other_scenes: bool = _opt(
         False,
         "the classifier also learns `other` from the detector's boxes on no labelled tile of the "

@@ -45,6 +45,7 @@ from vision.train.crops import (
     classifier_predictions,
     classifier_probabilities,
     detector_boxes,
+    listed_crops,
     negative_images,
     other_crops,
     row_images,
@@ -288,7 +289,7 @@ def ship(
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
-    `turn_below`, `mild_view`, `square_views`, `small_view`, the row rescue's) the run keeps; a change of one is its own candidate, judged by the ship rule like
+    `turn_below`, `mild_view`, `square_views`, `small_view`, the row rescue's, `flower_tile_share`) the run keeps; a change of one is its own candidate, judged by the ship rule like
     any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
@@ -314,6 +315,7 @@ def ship(
             rescue_face=kept.rescue_face,
             rescue_gaps=kept.rescue_gaps,
             rescue_flower=rescue_flower,
+            flower_tile_share=kept.flower_tile_share,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -478,28 +480,22 @@ def _with_other(
     rows_label: int = OTHER_ID,
     scenes: Path | None = None,
     lines: bool = False,
+    listed: Path | None = None,
 ) -> CropSet:
     """`crops` plus the `other` crops, each OTHER_REPEAT times: every box found in the sources'
     tile-free photos, and with `rows` (--other-rows) the unlabelled boxes on the labelled rows of
     the real photos (the first source): flower and season tiles in a hand, read as 1s or 1p; with
-    `lines` (--flower-lines) those that continue any line of labelled tiles in every train photo."""
+    `lines` (--flower-lines) those that continue any line of labelled tiles in every train photo;
+    with `listed` (--flower-boxes) the boxes of that hand-checked listing instead of mined ones."""
     find = detector_boxes(detector, imgsz)
     negatives = negative_images(sources)
     other = [other_crops(negatives, find, cache_dir / "crops_other.npz")]
     print(f"`other` crops: {len(other[0].y)} from {len(negatives)} tile-free photos", flush=True)
     if rows:
-        if lines:
-            in_rows, keep, cache = (
-                data.split_images(sources[0], "train"),
-                unlabelled_in_lines,
-                "crops_other_lines.npz",
-            )
-        else:
-            in_rows, keep, cache = row_images(sources[0]), unlabelled_on_row, "crops_other_rows.npz"
-        on_rows = other_crops(in_rows, find, cache_dir / cache, keep=keep)
+        on_rows, n_photos = _row_crops(sources[0], find, cache_dir, lines, listed)
         other.append(CropSet(on_rows.x, np.full(len(on_rows.y), rows_label, np.int64)))
         print(
-            f"`{OUTPUT_NAMES[rows_label]}` crops: {len(on_rows.y)} unlabelled on the rows of {len(in_rows)} photos",
+            f"`{OUTPUT_NAMES[rows_label]}` crops: {len(on_rows.y)} unlabelled tiles in {n_photos} train photos",
             flush=True,
         )
     n = OTHER_REPEAT
@@ -517,6 +513,20 @@ def _with_other(
         )
         out = CropSet(np.concatenate([out.x, found.x[pick]]), np.concatenate([out.y, found.y[pick]]))
     return out
+
+
+def _row_crops(source: Path, find, cache_dir: Path, lines: bool, listed: Path | None) -> tuple[CropSet, int]:
+    """The unlabelled tiles of `source`'s train photos (--other-rows / --flower-rows) and how many
+    photos they come from: the boxes of a hand-checked listing (--flower-boxes), else the detector's
+    boxes continuing any line of labelled tiles (--flower-lines), else those on a hand's row."""
+    if listed is not None:
+        got = listed_crops(listed, source, OTHER_ID, cache_dir / f"crops_listed_{listed.stem}.npz")
+        return got, len({e["image"] for e in json.loads(listed.read_text(encoding="utf-8"))["boxes"]})
+    if lines:
+        photos, keep, cache = data.split_images(source, "train"), unlabelled_in_lines, "crops_other_lines.npz"
+    else:
+        photos, keep, cache = row_images(source), unlabelled_on_row, "crops_other_rows.npz"
+    return other_crops(photos, find, cache_dir / cache, keep=keep), len(photos)
 
 
 def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, run_dir: Path) -> CropSet:
@@ -542,6 +552,7 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
             rows_label=FLOWER_ID if flower else OTHER_ID,
             scenes=scenes,
             lines=flower and getattr(args, "flower_lines", False),
+            listed=Path(args.flower_boxes) if flower and getattr(args, "flower_boxes", None) else None,
         )
     if getattr(args, "other_spines", 0):
         crops = _with_spines(crops, args.other_spines, args.seed)

@@ -305,6 +305,21 @@ def test_a_flower_is_a_tile_that_is_not_returned_and_costs_no_face_its_tile_conf
     assert tile_and_face(distorted)[0] == pytest.approx([0.8 * 0.9, 0.8 * 0.9, 0.8 * 0.6])
 
 
+def test_flower_tile_share_counts_only_that_share_of_a_flower_as_a_tile():
+    """OperatingPoint.flower_tile_share: at 0.0 a box that reads mostly flower under the bar is no
+    tile in play (stop 51: faces 0.02, flower 0.62 was lifted over the point at 1.0); a photo that
+    looks distorted still counts its flower as a tile; 1.0 is stop 36's rule, the default."""
+    probs = np.zeros((2, NUM_CLASSES + 2))
+    probs[0, [0, NUM_CLASSES, NUM_CLASSES + 1]] = 0.02, 0.36, 0.62  # flower under the bar 0.7
+    probs[1, [0, NUM_CLASSES + 1]] = 0.8, 0.2  # a tile with some flower mass
+    args = (np.zeros((2, 4)), np.full(2, 0.86), np.zeros(2, int), probs, (1, 1), 0.7)
+    assert _ViewReading(*args).flower_tile_share == 1.0
+    assert tile_and_face(_ViewReading(*args))[0] == pytest.approx([0.86 * 0.64, 0.86])
+    none = _ViewReading(*args, flower_tile_share=0.0)
+    assert tile_and_face(none)[0] == pytest.approx([0.86 * 0.02, 0.86 * 0.8])
+    assert tile_and_face(replace(none, flowers=False))[0] == pytest.approx([0.86 * 0.64, 0.86])
+
+
 def test_the_flower_bar_is_a_model_json_key(tmp_path):
     """OperatingPoint.flower_at_least is a model.json key like tile_conf; an old model.json
     without it reads 0.0 (a flower only has to top every face)."""

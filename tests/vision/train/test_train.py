@@ -344,3 +344,86 @@ def test_a_flower_continuing_a_line_of_labelled_tiles_is_found_in_a_grid_too():
     assert vcrops.unlabelled_in_lines(found, lab).tolist() == [True, True, False, False]
     assert not vcrops.unlabelled_on_row(found, lab).any()
     assert vcrops.unlabelled_in_lines(found, lab[:0]).tolist() == [False] * 4
+
+
+def _listing(path: Path, boxes: list[dict]) -> Path:
+    import json
+
+    path.write_text(json.dumps({"split": "train", "boxes": boxes}), encoding="utf-8")
+    return path
+
+
+def test_a_listing_s_boxes_are_cut_from_the_photos_it_names_with_its_label(tmp_path):
+    """listed_crops (--flower-boxes): each listed box is cut from its own photo, with the margin of
+    every training crop, and carries the label given; the crop shows that tile's mark."""
+    from vision.classes import FLOWER_ID
+
+    src = _make_dataset(tmp_path / "ds", n=2)
+    labels = (src / "train" / "labels" / "0.txt").read_text().split("\n")
+    _, cx, cy, w, h = (float(v) for v in labels[0].split())  # the 1m tile: a red mark
+    red = [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]
+    other = (src / "train" / "labels" / "1.txt").read_text().split("\n")
+    _, cx, cy, w, h = (float(v) for v in other[1].split())  # photo 1's 5p tile: a blue mark
+    blue = [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]
+    listing = _listing(tmp_path / "l.json", [{"image": "0.png", "box": red}, {"image": "1.png", "box": blue}])
+    got = vcrops.listed_crops(listing, src, FLOWER_ID)
+    assert got.x.shape == (2, vcrops.SRC_H, vcrops.SRC_W, 3) and got.y.tolist() == [FLOWER_ID] * 2
+    centre = got.x[:, vcrops.SRC_H // 2, vcrops.SRC_W // 2].astype(int)
+    assert centre[0, 0] > 150 > centre[0, 2] and centre[1, 2] > 150 > centre[1, 0]
+
+
+def test_a_listing_naming_a_missing_photo_or_malformed_is_refused_in_words(tmp_path):
+    src = _make_dataset(tmp_path / "ds", n=1)
+    lost = _listing(tmp_path / "l.json", [{"image": "gone.png", "box": [0, 0, 0.5, 0.5]}])
+    with pytest.raises(vcrops.ListingError, match="1 photos not in .*gone.png"):
+        vcrops.listed_crops(lost, src, 0)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"boxes": [{"image": "0.png"}]}')
+    with pytest.raises(vcrops.ListingError, match="not readable"):
+        vcrops.listed_crops(bad, src, 0)
+
+
+def test_flower_boxes_take_the_listing_and_mine_no_row(tmp_path, monkeypatch):
+    """--flower-boxes: the flower crops are the listing's, the detector's row boxes are not mined."""
+    from vision.classes import FLOWER_ID, OTHER_ID
+    from vision.train import pipeline
+
+    src = _make_dataset(tmp_path / "ds", n=1)
+    listing = _listing(tmp_path / "l.json", [{"image": "0.png", "box": [0.1, 0.2, 0.3, 0.6]}])
+    free_x = np.zeros((1, vcrops.SRC_H, vcrops.SRC_W, 3), np.uint8)
+    monkeypatch.setattr(pipeline, "detector_boxes", lambda weights, imgsz: None)
+    monkeypatch.setattr(pipeline, "negative_images", lambda sources: [])
+
+    def crops(images, find, cache, keep=None):
+        assert keep is None, "no row is mined when a listing is given"
+        return vcrops.CropSet(free_x, np.full(1, OTHER_ID, np.int64))
+
+    monkeypatch.setattr(pipeline, "other_crops", crops)
+    base = vcrops.CropSet(free_x[:0], np.zeros(0, np.int64))
+    out = pipeline._with_other(
+        base, [src], tmp_path, 64, tmp_path, rows=True, rows_label=FLOWER_ID, listed=listing
+    )
+    counts = np.bincount(out.y, minlength=FLOWER_ID + 1)
+    assert counts[OTHER_ID] == vcrops.OTHER_REPEAT and counts[FLOWER_ID] == vcrops.OTHER_REPEAT
+
+
+def test_the_shipped_flower_listing_is_well_formed():
+    """datasets/flowers/chinese-mahjong-v4-train.json: train photos only, boxes inside the photo,
+    no box twice; where the set is at hand, every photo it names is in its train split."""
+    import json
+
+    from vision import _env
+
+    spec = json.loads((_env.REPO_ROOT / "datasets" / "flowers" / "chinese-mahjong-v4-train.json").read_text())
+    assert spec["split"] == "train" and len(spec["boxes"]) > 500
+    boxes = np.array([b["box"] for b in spec["boxes"]])
+    assert (
+        ((boxes >= 0) & (boxes <= 1)).all()
+        and (boxes[:, 2] > boxes[:, 0]).all()
+        and (boxes[:, 3] > boxes[:, 1]).all()
+    )
+    keys = {(b["image"], tuple(b["box"])) for b in spec["boxes"]}
+    assert len(keys) == len(spec["boxes"])
+    if data.REAL_DATASET.is_dir():
+        names = {p.name for p in data.split_images(data.REAL_DATASET, "train")}
+        assert {b["image"] for b in spec["boxes"]} <= names
