@@ -89,9 +89,7 @@ def _meld(kind: str, pool: _Pool, rng: np.random.Generator, suits: list[str]) ->
             start = int(rng.integers(1, 8))
             faces = [f"{start + i}{suit}" for i in range(3)]
             if all(pool.left[f] > 0 for f in faces):
-                for f in faces:
-                    pool.take(f)
-                return MeldSpec("chi", faces, sideways=int(rng.integers(3)) if rng.random() < 0.8 else None)
+                return _chi(faces, pool, rng)
         else:
             n = 3 if kind == "pong" else 4
             suit = suits[int(rng.integers(len(suits)))]
@@ -101,21 +99,53 @@ def _meld(kind: str, pool: _Pool, rng: np.random.Generator, suits: list[str]) ->
                 else f"{int(rng.integers(1, 10))}{suit}"
             )
             if pool.take(code, n):
-                if kind == "pong":
-                    return MeldSpec(
-                        "pong", [code] * 3, sideways=int(rng.integers(3)) if rng.random() < 0.8 else None
-                    )
-                if kind == "kong":
-                    stacked = rng.random() < 0.65
-                    side = None if stacked or rng.random() < 0.4 else int(rng.integers(4))
-                    return MeldSpec("kong", [code] * 4, shape="stacked" if stacked else "row", sideways=side)
-                r = rng.random()
-                if r < 0.4:
-                    return MeldSpec("concealed_kong", [code] * 4, down=[0, 3])
-                if r < 0.7:
-                    return MeldSpec("concealed_kong", [code] * 4, down=[0, 1, 2, 3])
-                return MeldSpec("concealed_kong", [code] * 4, shape="stacked", down=[0, 1, 2])
-    raise RuntimeError("could not draw a meld")
+                return _same_faces(kind, code, rng)
+    return _meld_from_what_is_left(kind, pool, rng)
+
+
+def _chi(faces: list[str], pool: _Pool, rng: np.random.Generator) -> MeldSpec:
+    for f in faces:
+        pool.take(f)
+    return MeldSpec("chi", faces, sideways=int(rng.integers(3)) if rng.random() < 0.8 else None)
+
+
+def _same_faces(kind: str, code: str, rng: np.random.Generator) -> MeldSpec:
+    """A pong, kong or concealed kong of `code` (already taken from the pool), laid out at random."""
+    if kind == "pong":
+        return MeldSpec("pong", [code] * 3, sideways=int(rng.integers(3)) if rng.random() < 0.8 else None)
+    if kind == "kong":
+        stacked = rng.random() < 0.65
+        side = None if stacked or rng.random() < 0.4 else int(rng.integers(4))
+        return MeldSpec("kong", [code] * 4, shape="stacked" if stacked else "row", sideways=side)
+    r = rng.random()
+    if r < 0.4:
+        return MeldSpec("concealed_kong", [code] * 4, down=[0, 3])
+    if r < 0.7:
+        return MeldSpec("concealed_kong", [code] * 4, down=[0, 1, 2, 3])
+    return MeldSpec("concealed_kong", [code] * 4, shape="stacked", down=[0, 1, 2])
+
+
+def _meld_from_what_is_left(kind: str, pool: _Pool, rng: np.random.Generator) -> MeldSpec:
+    """The meld of `kind` from any face the pool still holds, when the hand's suits cannot give one
+    (scene seed 30, stop 51: a chi in 饼 alone with every 3p, 4p and 7p gone). Only reached where
+    the random draws failed, so every scene that drew its melds before is drawn the same."""
+    if kind == "chi":
+        runs = [
+            [f"{start + i}{suit}" for i in range(3)]
+            for suit in SUITS
+            for start in range(1, 8)
+            if all(pool.left[f"{start + i}{suit}"] > 0 for i in range(3))
+        ]
+        if runs:
+            return _chi(runs[int(rng.integers(len(runs)))], pool, rng)
+    else:
+        n = 3 if kind == "pong" else 4
+        codes = [code for code, left in pool.left.items() if left >= n]
+        if codes:
+            code = codes[int(rng.integers(len(codes)))]
+            pool.take(code, n)
+            return _same_faces(kind, code, rng)
+    raise RuntimeError(f"could not draw a {kind}: the pool holds no such meld")
 
 
 def random_hand(rng: np.random.Generator) -> HandSpec:
