@@ -603,9 +603,10 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     tile = reading.det_conf * mass
     if _reads_flowers(reading):  # a flower is a tile (no `other` mass), but not in play
         flower = reading.probs[:, FLOWER_ID]
-        tile = reading.det_conf * (mass + flower)
-        if reading.flowers:  # else (a distorted photo) counted as a tile, never as a flower
-            tile = reading.det_conf * (mass + reading.flower_tile_share * flower)
+        # a distorted photo counts its flower as a tile, never as a flower
+        share = reading.flower_tile_share if reading.flowers else 1.0
+        tile = reading.det_conf * (mass + share * flower)
+        if reading.flowers:
             is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
             tile = np.where(is_flower, 0.0, tile)
     return tile, face

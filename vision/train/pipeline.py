@@ -17,6 +17,7 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -515,7 +516,13 @@ def _with_other(
     return out
 
 
-def _row_crops(source: Path, find, cache_dir: Path, lines: bool, listed: Path | None) -> tuple[CropSet, int]:
+def _row_crops(
+    source: Path,
+    find: Callable[[np.ndarray], np.ndarray],
+    cache_dir: Path,
+    lines: bool,
+    listed: Path | None,
+) -> tuple[CropSet, int]:
     """The unlabelled tiles of `source`'s train photos (--other-rows / --flower-rows) and how many
     photos they come from: the boxes of a hand-checked listing (--flower-boxes), else the detector's
     boxes continuing any line of labelled tiles (--flower-lines), else those on a hand's row."""

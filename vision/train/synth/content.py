@@ -104,6 +104,7 @@ def _meld(kind: str, pool: _Pool, rng: np.random.Generator, suits: list[str]) ->
 
 
 def _chi(faces: list[str], pool: _Pool, rng: np.random.Generator) -> MeldSpec:
+    """A chi of `faces` (each still in the pool), taken from the pool, maybe with one laid across."""
     for f in faces:
         pool.take(f)
     return MeldSpec("chi", faces, sideways=int(rng.integers(3)) if rng.random() < 0.8 else None)
