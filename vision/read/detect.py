@@ -490,13 +490,17 @@ def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _View
     """`read` (faces read) and `again` (the same view at another input size, faces not read) as one
     reading: both sets of boxes suppressed together by detector confidence at the reader's NMS IoU,
     as one detector run would suppress its own; the faces of `read`'s kept boxes are reused, those
-    of `again`'s kept boxes read from their crops."""
+    of `again`'s kept boxes read from their crops. With OperatingPoint.small_view_plain_first,
+    `read`'s sure boxes go first, so no box of `again` replaces one."""
     if not len(again.boxes):
         return read
     boxes = np.concatenate((read.boxes, again.boxes))
     det_conf = np.concatenate((read.det_conf, again.det_conf))
+    order = det_conf.copy()
+    if tm.op.small_view_plain_first > 0:  # detector confidences are <= 1: a sure plain box outranks all
+        order[: len(read.boxes)] += np.where(read.det_conf >= tm.tile_conf, 1.0, 0.0)
     with np.errstate(invalid="ignore"):  # two boxes clipped to nothing at the photo's edge: 0 / 0
-        keep = np.sort(greedy_keep(boxes.astype(np.float32), det_conf.astype(np.float32), tm.op.nms_iou))
+        keep = np.sort(greedy_keep(boxes.astype(np.float32), order.astype(np.float32), tm.op.nms_iou))
     mine, new = keep[keep < len(read.boxes)], keep[keep >= len(read.boxes)] - len(read.boxes)
     if not len(new):
         return read

@@ -92,6 +92,13 @@ class OperatingPoint:
     #: MODEL_CARD.md, stop 44: a sixth smaller, 7 points more of them returned, other sets worse);
     #: pooled, each size may return what the other misses.
     small_view: float = 0.0
+    #: With `small_view`, above 0: where both sizes box a tile the plain reading is sure of
+    #: (detector confidence >= tile_conf), the plain box stands, so that tile keeps the box and the
+    #: face it has without the second size; elsewhere the surer box stands. 0.0: the surer box
+    #: always stands (every model.json before it). Why: a kept box of the smaller reading is cut a
+    #: little differently, and both pooled readers so far lost faces on tiles the plain reading had
+    #: right (models/MODEL_CARD.md, stops 48 and 51).
+    small_view_plain_first: float = 0.0
     #: Above 0: the aspect views (and the mild pair) are read only for a photo whose two sides differ
     #: by at most this share of the longer (0.02: a square, give or take rounding); 0.0: for any
     #: photo that looks distorted (every model.json before it). Why: a stretched photo is an

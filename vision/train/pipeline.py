@@ -290,7 +290,7 @@ def ship(
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
-    `turn_below`, `mild_view`, `square_views`, `small_view`, the row rescue's, `flower_tile_share`) the run keeps; a change of one is its own candidate, judged by the ship rule like
+    `turn_below`, `mild_view`, `square_views`, `small_view` and how it pools, the row rescue's, `flower_tile_share`) the run keeps; a change of one is its own candidate, judged by the ship rule like
     any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
@@ -312,6 +312,7 @@ def ship(
             mild_view=kept.mild_view,
             square_views=kept.square_views,
             small_view=kept.small_view,
+            small_view_plain_first=kept.small_view_plain_first,
             row_rescue=kept.row_rescue,
             rescue_face=kept.rescue_face,
             rescue_gaps=kept.rescue_gaps,

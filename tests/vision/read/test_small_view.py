@@ -34,8 +34,8 @@ class SizedDetector:
         return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
 
 
-def _model(detector: SizedDetector, small_view: float) -> reader.TileModel:
-    op = OperatingPoint(conf=0.55, tile_conf=0.55, small_view=small_view)
+def _model(detector: SizedDetector, small_view: float, plain_first: float = 0.0) -> reader.TileModel:
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, small_view=small_view, small_view_plain_first=plain_first)
     return reader.TileModel(detector, None, op, 384, None, {})  # type: ignore[arg-type]
 
 
@@ -86,3 +86,19 @@ def test_a_photo_that_looks_distorted_is_not_read_at_the_small_size():
     found = reader.detect(_photo(), model=_model(detector, 0.8333))
     assert 320 not in detector.asked
     assert all(d.xyxy[0] != MISSED[0] for d in found)
+
+
+def test_with_plain_first_a_sure_plain_box_stands_and_the_smaller_size_still_adds():
+    """small_view_plain_first: the fourth tile, sure in the plain reading (0.6), keeps its plain box
+    although the smaller reading is surer of it (0.95); the fifth, doubted in the plain reading
+    (0.3), takes the smaller reading's box as before."""
+    plain = [(*b, 0.9) for b in ROW[:3]] + [(*ROW[3], 0.6), (*MISSED, 0.3)]
+    small = [(ROW[3][0] + 2, 20, ROW[3][2] + 2, 60, 0.95), (MISSED[0] + 2, 20, MISSED[2] + 2, 60, 0.7)]
+    found = reader.detect(_photo(), model=_model(SizedDetector({384: plain, 320: small}), 0.8333, 1.0))
+    by_x = sorted(found, key=lambda d: d.xyxy[0])
+    assert len(by_x) == 5
+    assert by_x[3].xyxy[0] == pytest.approx(ROW[3][0], abs=0.5) and by_x[3].tile_conf == pytest.approx(0.6)
+    assert by_x[4].xyxy[0] == pytest.approx(MISSED[0] + 2, abs=0.5) and by_x[4].tile_conf == pytest.approx(
+        0.7
+    )
+    assert OperatingPoint.from_json({}).small_view_plain_first == 0.0

@@ -188,6 +188,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
                 **{"tta_below": 0.4, "turn_below": 0.7, "mild_view": 0.25, "square_views": 0.02},
                 **{"small_view": 0.8333, "row_rescue": 0.25, "rescue_face": 0.5, "rescue_gaps": 1.0},
                 "flower_tile_share": 0.0,
+                "small_view_plain_first": 1.0,
             }
         )
     )
@@ -205,7 +206,7 @@ def test_a_shipped_candidate_keeps_the_shipped_readers_reading_rules(tmp_path):
     assert op.tta_below == 0.4 and op.turn_below == 0.7 and op.mild_view == 0.25 and op.tile_conf == 0.5
     assert op.square_views == 0.02 and op.small_view == 0.8333
     assert (op.row_rescue, op.rescue_face, op.rescue_gaps, op.rescue_flower) == (0.25, 0.5, 1.0, 0.0)
-    assert op.flower_tile_share == 0.0
+    assert op.flower_tile_share == 0.0 and op.small_view_plain_first == 1.0
     assert shipped_op(tmp_path / "none").tta_below == DEFAULT.tta_below  # nothing shipped: default
 
 
