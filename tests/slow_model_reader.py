@@ -11,13 +11,12 @@ from __future__ import annotations
 import functools
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 
 from vision.read import detect as vdetect
 
-SHIPPED = Path(__file__).resolve().parent.parent / "models" / "model.json"
+SHIPPED = vdetect.MODELS_DIR / "model.json"
 
 
 @functools.cache

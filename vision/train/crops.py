@@ -138,6 +138,16 @@ class ListingError(ValueError):
     """A box listing (datasets/flowers/...) that cannot be read, or names a photo the set lacks."""
 
 
+def read_listing(listing: Path) -> tuple[str, list[tuple[str, list[float]]]]:
+    """A box listing's split and its (photo file name, box in 0..1) entries; ListingError, in words,
+    for a file that cannot be read or holds no such entries."""
+    try:
+        spec = json.loads(Path(listing).read_text(encoding="utf-8"))
+        return spec.get("split", "train"), [(e["image"], [float(v) for v in e["box"]]) for e in spec["boxes"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ListingError(f"box listing {listing}: not readable ({e})") from e
+
+
 def listed_crops(listing: Path, source: Path, label: int, cache: Path | None = None) -> CropSet:
     """Training crops (SRC_MARGIN, SRC size) of the boxes a hand-checked listing names, each of class
     `label`: {"split": "train", "boxes": [{"image": file name, "box": [x1, y1, x2, y2] in 0..1}]}.
@@ -148,12 +158,8 @@ def listed_crops(listing: Path, source: Path, label: int, cache: Path | None = N
     at one by one teach neither mistake, and the listing keeps that work for the next run."""
 
     def build() -> CropSet:
-        try:
-            spec = json.loads(Path(listing).read_text(encoding="utf-8"))
-            entries = [(e["image"], [float(v) for v in e["box"]]) for e in spec["boxes"]]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise ListingError(f"box listing {listing}: not readable ({e})") from e
-        photos = {p.name: p for p in data.split_images(source, spec.get("split", "train"))}
+        split, entries = read_listing(listing)
+        photos = {p.name: p for p in data.split_images(source, split)}
         lacking = sorted({name for name, _ in entries} - set(photos))
         if lacking:
             raise ListingError(

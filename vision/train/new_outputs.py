@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -69,10 +70,7 @@ def flower_bar(probs: np.ndarray, y: np.ndarray, share: float = FLOWER_VETO_SHAR
     set where the classifier's own tiles stay tiles, never on a set that is reported."""
     tiles = probs[y < NUM_CLASSES]
     flower, face = tiles[:, FLOWER_ID], tiles[:, :NUM_CLASSES].max(1)
-    for bar in np.round(np.arange(0.0, 1.0, 0.05), 2):
-        if np.mean((flower > face) & (flower >= bar)) <= share:
-            return float(bar)
-    return 1.0
+    return _lowest_bar(lambda bar: np.mean((flower > face) & (flower >= bar)), share, start=0.0)
 
 
 #: rescue_flower_bar's budget: at most this share of the train tile crops may be kept from the rescue.
@@ -87,8 +85,14 @@ def rescue_flower_bar(probs: np.ndarray, y: np.ndarray, share: float = RESCUE_FL
     being put back by the row rescue; a tile kept out by it is one the reader would have missed
     without the rescue anyway. Set on the train crops, never on a set that is reported."""
     flower = probs[y < NUM_CLASSES][:, FLOWER_ID]
-    for bar in np.round(np.arange(0.05, 1.0, 0.05), 2):
-        if np.mean(flower >= bar) <= share:
+    return _lowest_bar(lambda bar: np.mean(flower >= bar), share, start=0.05)
+
+
+def _lowest_bar(share_at: Callable[[float], float], share: float, start: float) -> float:
+    """The lowest bar from `start` up in steps of 0.05 at which `share_at(bar)`, the share of the
+    tile crops the bar would catch, is at most `share`; 1.0 (nothing caught) when none is."""
+    for bar in np.round(np.arange(start, 1.0, 0.05), 2):
+        if share_at(float(bar)) <= share:
             return float(bar)
     return 1.0
 

@@ -18,6 +18,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,7 @@ from vision.train.crops import (
     listed_crops,
     negative_images,
     other_crops,
+    read_listing,
     row_images,
     unlabelled,
     unlabelled_in_lines,
@@ -289,9 +291,10 @@ def ship(
     rescue_flower: float = DEFAULT.rescue_flower,
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
-    `kept`: the shipped reader's operating point (shipped_op), whose reading rules (`tta_below`,
-    `turn_below`, `mild_view`, `square_views`, `small_view` and how it pools, the row rescue's, `flower_tile_share`) the run keeps; a change of one is its own candidate, judged by the ship rule like
-    any other."""
+    `kept`: the shipped reader's operating point (shipped_op), whose reading rules (every field but
+    the point `conf`/`tile_conf`, `face_conf` and the flower bars this run chooses) the run keeps, a
+    new field too without a line here; a change of one is its own candidate, judged by the ship
+    rule like any other."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
     classifier_classes = list(CLASS_NAMES)
@@ -302,22 +305,13 @@ def ship(
         detector="tile_detector.pt",
         classifier="tile_classifier.pt" if classifier else None,
         classifier_classes=classifier_classes,
-        op=OperatingPoint(
+        op=replace(
+            kept,
             conf=conf,
             tile_conf=float(extra.pop("tile_conf", conf)),
             face_conf=float(extra.pop("face_conf", DEFAULT.face_conf)),
-            tta_below=kept.tta_below,
             flower_at_least=flower_at_least,
-            turn_below=kept.turn_below,
-            mild_view=kept.mild_view,
-            square_views=kept.square_views,
-            small_view=kept.small_view,
-            small_view_plain_first=kept.small_view_plain_first,
-            row_rescue=kept.row_rescue,
-            rescue_face=kept.rescue_face,
-            rescue_gaps=kept.rescue_gaps,
             rescue_flower=rescue_flower,
-            flower_tile_share=kept.flower_tile_share,
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
@@ -529,7 +523,7 @@ def _row_crops(
     boxes continuing any line of labelled tiles (--flower-lines), else those on a hand's row."""
     if listed is not None:
         got = listed_crops(listed, source, OTHER_ID, cache_dir / f"crops_listed_{listed.stem}.npz")
-        return got, len({e["image"] for e in json.loads(listed.read_text(encoding="utf-8"))["boxes"]})
+        return got, len({name for name, _ in read_listing(listed)[1]})
     if lines:
         photos, keep, cache = data.split_images(source, "train"), unlabelled_in_lines, "crops_other_lines.npz"
     else:
