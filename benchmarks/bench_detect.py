@@ -24,7 +24,7 @@ import cv2  # noqa: E402
 from vision.read import detect as reader  # noqa: E402
 from vision.read.detect import detect, load_model  # noqa: E402
 from vision.read.imageio import load_image, load_image_reduced  # noqa: E402
-from vision.read.tilenet import classify_crops  # noqa: E402
+from vision.read.tilenet import classify_crops, flower_probability  # noqa: E402
 from vision.train import data  # noqa: E402
 
 
@@ -67,6 +67,8 @@ def stages(model, files: list[Path]) -> dict[str, float]:
         probs = timed(
             "classifier", lambda c=crops: classify_crops(model.classifier, c, tta_below=model.op.tta_below)
         )
+        if model.flower_gate is not None:  # a model with a flower gate asks it of the same crops
+            timed("flower gate", lambda c=crops: flower_probability(model.flower_gate, c))
         done = reader._ViewReading(reading.boxes * scale, reading.det_conf, reading.det_cls, probs)
         timed("decision", lambda d=done: reader._decide(model, d, model.tile_conf))
     return {k: statistics.median(v) for k, v in times.items()}

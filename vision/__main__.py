@@ -170,6 +170,35 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_flower_gate(args: argparse.Namespace) -> int:
+    """Write a model with a flower gate (vision.train.flower_gate): the given model's weights, a
+    gate learnt from a hand-checked flower listing, and its bar chosen on held-out train photos."""
+    from vision.read.detect import DEFAULT_MODEL
+    from vision.read.manifest import ModelFileError
+    from vision.train.crops import ListingError
+    from vision.train.data import REAL_DATASET
+    from vision.train.flower_gate import make_gated_model
+
+    source = Path(args.data) if args.data else REAL_DATASET
+    if not (source / "train").is_dir():
+        _err(f"no train split in {source}: the gate learns from its labelled train photos")
+        return 2
+    try:
+        made = make_gated_model(
+            Path(args.model or DEFAULT_MODEL),
+            Path(args.boxes),
+            Path(args.out),
+            source,
+            args.epochs,
+            args.seed,
+        )
+    except (ListingError, ModelFileError, ValueError, OSError) as exc:
+        _err(str(exc))
+        return 2
+    print(f"model with a flower gate: {made}", flush=True)
+    return 0
+
+
 def cmd_average(args: argparse.Namespace) -> int:
     """Write the weight average of detectors fine-tuned from one start (vision.train.average); the
     ship stage turns it into a candidate like any trained detector."""
@@ -243,6 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="one weight per detector, summing to 1 (default: equal)",
     )
 
+    g = sub.add_parser(
+        "flower-gate", help="teach a model which boxes are flower, season or joker tiles (never returned)"
+    )
+    g.add_argument(
+        "--boxes",
+        default="datasets/flowers/chinese-mahjong-v4-train.json",
+        help="hand-checked listing of flower boxes in the set's train photos",
+    )
+    g.add_argument("--model", default=None, help="model.json to add the gate to (default: the shipped model)")
+    g.add_argument("--out", required=True, help="folder for the model with its gate")
+    g.add_argument("--data", default=None, help="the dataset the listing names (default: the real set)")
+    g.add_argument("--epochs", type=int, default=4)
+    g.add_argument("--seed", type=int, default=0)
+
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
@@ -267,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         "adapt": cmd_adapt,
         "export-onnx": cmd_export_onnx,
         "average": cmd_average,
+        "flower-gate": cmd_flower_gate,
     }
     return handlers[args.command](args)
 

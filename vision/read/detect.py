@@ -31,7 +31,16 @@ from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, OperatingPoint
 from vision.read.row_rescue import rescued
 from vision.read.suppress import keep_one_per_tile
-from vision.read.tilenet import CROP_W, TileNet, classifier_outputs, classify_crops, crop_tiles, for_reading
+from vision.read.tilenet import (
+    CROP_W,
+    GATE_OUTPUTS,
+    TileNet,
+    classifier_outputs,
+    classify_crops,
+    crop_tiles,
+    flower_probability,
+    for_reading,
+)
 from vision.read.yolo_nms import greedy_keep
 
 MODELS_DIR = _env.REPO_ROOT / "models"
@@ -93,6 +102,8 @@ class TileModel:
     #: Above 0: a base box the learnt detector sees as the same tile but outlines differently (IoU
     #: under this) takes the learnt box's outline (vision.read.manifest).
     learnt_refit: float = 0.0
+    #: The flower gate (model.json's `flower_gate`): a TileNet reading tile / flower, or None.
+    flower_gate: TileNet | None = None
 
     @property
     def conf(self) -> float:
@@ -136,7 +147,7 @@ def _load_cached(path: str) -> TileModel:
         raise FileNotFoundError(f"model file not found: {p}")
     if p.suffix == ".json":
         m = manifest.read(p)
-        names = (m.detector, m.classifier, m.learnt_detector)
+        names = (m.detector, m.classifier, m.learnt_detector, m.flower_gate)
         files = {name: manifest.weights_path(p, name) for name in names if name}
         for name, file in files.items():
             if not file.is_file():
@@ -163,10 +174,11 @@ def _load_cached(path: str) -> TileModel:
             classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
+        gate = _load_gate(p, files[m.flower_gate], m.classifier_width) if m.flower_gate else None
         return TileModel(
             detector, classifier, m.op, m.det_imgsz, p, meta,
             learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
-            learnt_refit=m.learnt_refit,
+            learnt_refit=m.learnt_refit, flower_gate=gate,
         )  # fmt: skip
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
@@ -182,6 +194,20 @@ def _load_cached(path: str) -> TileModel:
     except ValueError as exc:
         raise manifest.ModelFileError(f"{side}: {exc}") from exc
     return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
+
+
+def _load_gate(model_json: Path, file: Path, width: int) -> TileNet:
+    """The flower gate in `file`, folded for reading; ModelFileError, naming the file, for weights
+    that are no two-output TileNet of the model's width."""
+    state = safe_weights.load_state_dict(file)
+    gate = TileNet(num_classes=GATE_OUTPUTS, width=width)
+    try:
+        gate.load_state_dict({k: v.float() for k, v in state.items()})
+    except RuntimeError as exc:
+        raise manifest.ModelFileError(
+            f"{model_json}: {file.name} is not a flower gate (tile / flower)"
+        ) from exc
+    return for_reading(gate.eval())
 
 
 def load_model(path: str | Path | None = None) -> TileModel:
@@ -359,6 +385,10 @@ class _ViewReading:
     flower_tile_share: float = 1.0
     #: Whether a box may be called a flower at all: not in a photo that looks distorted (_best_reading).
     flowers: bool = True
+    #: Per box, the flower gate's flower probability (TileModel.flower_gate), or None.
+    gate: np.ndarray | None = None
+    #: The reader's OperatingPoint.flower_gate_at_least (tile_and_face).
+    gate_at_least: float = 0.0
 
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
@@ -447,11 +477,20 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     boxes = reading.boxes
     if not len(boxes):
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
-    probs = classify_crops(tm.classifier, pixels.crops(boxes), tta_below=tm.op.tta_below)
+    crops = pixels.crops(boxes)
+    probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0:
         probs = _surer_turned(tm, pixels, boxes, probs)
+    gate = None
+    if tm.flower_gate is not None and tm.op.flower_gate_at_least > 0 and reading.flowers:
+        gate = flower_probability(tm.flower_gate, crops)
     return replace(
-        reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
+        reading,
+        probs=probs,
+        flower_at_least=tm.op.flower_at_least,
+        flower_tile_share=tm.op.flower_tile_share,
+        gate=gate,
+        gate_at_least=tm.op.flower_gate_at_least,
     )
 
 
@@ -509,15 +548,18 @@ def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _View
         pixels,
         replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new]),
     )
-    probs = None
+    probs = gate = None
     if read.probs is not None and extra.probs is not None:
         probs = np.concatenate((read.probs[mine], extra.probs))
+    if read.gate is not None and extra.gate is not None:
+        gate = np.concatenate((read.gate[mine], extra.gate))
     return replace(
         read,
         boxes=np.concatenate((read.boxes[mine], extra.boxes)),
         det_conf=np.concatenate((read.det_conf[mine], extra.det_conf)),
         det_cls=np.concatenate((read.det_cls[mine], extra.det_cls)),
         probs=probs,
+        gate=gate,
     )
 
 
@@ -613,6 +655,8 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
         if reading.flowers:
             is_flower = (flower > real.max(1)) & (flower >= reading.flower_at_least)
             tile = np.where(is_flower, 0.0, tile)
+    if reading.flowers and reading.gate is not None:  # the flower gate's own question
+        tile = np.where(reading.gate >= reading.gate_at_least, 0.0, tile)
     return tile, face
 
 

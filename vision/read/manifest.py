@@ -18,6 +18,8 @@ from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, OTHER
 from vision.read.operating_point import OperatingPoint, unit_value
 
 FORMAT_VERSION = 2
+#: The flower gate's file name in a model folder (written by `vision flower-gate`, copied by adapt).
+FLOWER_GATE_FILE = "flower_gate.pt"
 
 
 class ModelFileError(ValueError):
@@ -53,6 +55,10 @@ class ModelManifest:
     #: Above 0, a base box the learnt detector sees as the same one tile but outlines differently
     #: (IoU under this) takes the learnt box's outline (vision.read.learnt.refit). 0: never.
     learnt_refit: float = 0.0
+    #: A second crop reader asking one question, flower or tile (a TileNet with two outputs), read
+    #: where OperatingPoint.flower_gate_at_least is above 0 (vision.read.detect.tile_and_face;
+    #: written by `python -m vision flower-gate`). None: no gate.
+    flower_gate: str | None = None
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -62,6 +68,8 @@ class ModelManifest:
         d.pop("op")
         if not self.classifier:
             d.pop("classifier_classes")
+        if not self.flower_gate:
+            d.pop("flower_gate")
         if not self.learnt_detector:
             d.pop("learnt_detector")
             d.pop("learnt_conf")
@@ -91,7 +99,7 @@ def from_dict(d: dict) -> ModelManifest:
         raise ModelFileError("model.json must be an object with at least a `detector` file name")
     if not isinstance(d["detector"], str) or not d["detector"]:
         raise ModelFileError("`detector` must be the weights file's name")
-    for key in ("classifier", "learnt_detector"):
+    for key in ("classifier", "learnt_detector", "flower_gate"):
         if d.get(key) is not None and (not isinstance(d[key], str) or not d[key]):
             raise ModelFileError(f"`{key}` must be the weights file's name, or absent")
     try:
@@ -185,7 +193,7 @@ def version_of(path: str | Path) -> str:
     digest = hashlib.sha256(p.read_bytes())
     if p.suffix == ".json":
         m = read(p)
-        for weights in (m.detector, m.classifier, m.learnt_detector):
+        for weights in (m.detector, m.classifier, m.learnt_detector, m.flower_gate):
             if weights and weights_path(p, weights).is_file():
                 digest.update(weights_path(p, weights).read_bytes())
     return f"{p.name}@{digest.hexdigest()[:12]}"

@@ -84,6 +84,15 @@ class OperatingPoint:
     #: flowers (stop 51) reads much of what `other` read before, and counted as a tile it lifted a
     #: box whose faces read 0.02 over the point (models/MODEL_CARD.md, stop 51).
     flower_tile_share: float = 1.0
+    #: With a flower gate beside the classifier (model.json's `flower_gate`: a TileNet with two
+    #: outputs, tile and flower), above 0: in a photo that does not look distorted (as
+    #: `flower_at_least`), a box the gate reads as a flower at least this surely is not in play:
+    #: never returned, never rescued, never offered as maybe missed (vision.read.detect.
+    #: tile_and_face). 0.0: no gate (every model.json before it). Chosen by `vision flower-gate` on
+    #: train photos the gate did not learn from (vision.train.flower_gate.gate_bar). Why: a flower
+    #: output among the faces took this set's 1p and 1s for flowers (stop 51); a question of its
+    #: own, with those faces as hard negatives, tells them apart (models/MODEL_CARD.md, stop 52).
+    flower_gate_at_least: float = 0.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

@@ -86,7 +86,9 @@ def for_reading(net: TileNet) -> TileNet:
             out.append(layers[i])
             i += 1
     fused.features = nn.Sequential(*out)
-    return fused
+    # Channels last: oneDNN's convolutions run about twice as fast on a hand's crops in this layout
+    # (15 crops: 19.6 -> 9.8 ms on 2 cores; probabilities within 3e-7), inputs made so by as_input.
+    return fused.to(memory_format=torch.channels_last)
 
 
 def classifier_outputs(state: dict) -> int:
@@ -139,6 +141,11 @@ def crops_to_tensor(crops: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
 
 
+def as_input(crops: np.ndarray) -> torch.Tensor:
+    """crops_to_tensor in the channels-last layout of a net made for reading (for_reading)."""
+    return crops_to_tensor(crops).contiguous(memory_format=torch.channels_last)
+
+
 #: A crop whose face the classifier reads at least this sure from the crop as it is skips the
 #: three other views: the average over them moves such a reading by a few hundredths at most, and
 #: the four views cost four times as much as one. The value is the operating point's default
@@ -154,7 +161,7 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
     mirrored), so averaging them is a free ensemble for the crops in doubt (its gain is measured in
     models/MODEL_CARD.md).
     """
-    x = crops_to_tensor(crops)
+    x = as_input(crops)
     with torch.inference_mode():
         probs = torch.softmax(classifier(x), 1)
         doubt = torch.nonzero(probs.max(1).values < tta_below).flatten()
@@ -165,3 +172,15 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
             more = torch.softmax(classifier(views), 1).view(3, len(doubt), -1).sum(0)
             probs[doubt] = (probs[doubt] + more) / 4
         return probs.numpy()
+
+
+#: A flower gate's outputs: 0 a tile (any of the 35 faces), 1 a flower, season or joker tile.
+GATE_OUTPUTS = 2
+
+
+def flower_probability(gate: TileNet, crops: np.ndarray) -> np.ndarray:
+    """Per crop, how surely the flower gate (a TileNet with GATE_OUTPUTS outputs) reads a flower,
+    from the crop as it is: the gate is one question, asked once, so it adds a single small pass to
+    the reading (models/MODEL_CARD.md, stop 52)."""
+    with torch.inference_mode():
+        return torch.softmax(gate(as_input(crops)), 1)[:, 1].numpy().astype(np.float64)

@@ -508,6 +508,10 @@ def _adapt(
                 {k: v.half() for k, v in final.classifier.state_dict().items()},
                 out_dir / "tile_classifier.pt",
             )
+        if m.flower_gate:  # the base's flower question, asked of the player's photos as it is
+            shutil.copyfile(
+                manifest.weights_path(base_path, m.flower_gate), out_dir / manifest.FLOWER_GATE_FILE
+            )
         shutil.copyfile(base_detector, out_dir / "tile_detector.pt")
         onnx_run.copy_export(base_detector, out_dir / "tile_detector.pt")  # the same weights: read as fast
         if kept == KEEP_BOTH:
@@ -519,6 +523,7 @@ def _adapt(
         for name in (replay.BANK_IMAGE, replay.BANK_LABELS):  # so a personal model can learn again
             shutil.copyfile(base_path.parent / name, out_dir / name)
     m.detector, m.classifier = "tile_detector.pt", "tile_classifier.pt"
+    m.flower_gate = manifest.FLOWER_GATE_FILE if m.flower_gate else None
     m.learnt_detector = LEARNT_DETECTOR if kept == KEEP_BOTH else None
     # written only with learnt_detector
     m.learnt_conf, m.learnt_veto, m.learnt_refit = learnt_conf, learnt_veto, config.learnt_refit

@@ -158,27 +158,34 @@ def listed_crops(listing: Path, source: Path, label: int, cache: Path | None = N
     at one by one teach neither mistake, and the listing keeps that work for the next run."""
 
     def build() -> CropSet:
-        split, entries = read_listing(listing)
-        photos = {p.name: p for p in data.split_images(source, split)}
-        lacking = sorted({name for name, _ in entries} - set(photos))
-        if lacking:
-            raise ListingError(
-                f"box listing {listing}: {len(lacking)} photos not in {source}, e.g. {lacking[0]}"
-            )
-        by_photo: dict[str, list[list[float]]] = {}
-        for name, box in entries:
-            by_photo.setdefault(name, []).append(box)
-        from vision.read.imageio import load_image
-
-        xs = []
-        for name, boxes in by_photo.items():
-            rgb = load_image(photos[name])
-            scale = np.array([rgb.shape[1], rgb.shape[0]] * 2, np.float64)
-            xs.append(crop_tiles(rgb, np.array(boxes) * scale, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
-        x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
+        x, _ = listed_crops_by_photo(listing, source)
         return CropSet(x, np.full(len(x), label, np.int64))
 
     return _cached_crops(cache, build)
+
+
+def listed_crops_by_photo(listing: Path, source: Path) -> tuple[np.ndarray, list[str]]:
+    """The listing's crops (SRC_MARGIN, SRC size), grouped by photo in the order the listing first
+    names each, and each crop's photo file name: for splitting by photo (vision.train.flower_gate).
+    ListingError, in words, for a listing naming a photo `source` lacks."""
+    split, entries = read_listing(listing)
+    photos = {p.name: p for p in data.split_images(source, split)}
+    lacking = sorted({name for name, _ in entries} - set(photos))
+    if lacking:
+        raise ListingError(f"box listing {listing}: {len(lacking)} photos not in {source}, e.g. {lacking[0]}")
+    by_photo: dict[str, list[list[float]]] = {}
+    for name, box in entries:
+        by_photo.setdefault(name, []).append(box)
+    from vision.read.imageio import load_image
+
+    xs, owners = [], []
+    for name, boxes in by_photo.items():
+        rgb = load_image(photos[name])
+        scale = np.array([rgb.shape[1], rgb.shape[0]] * 2, np.float64)
+        xs.append(crop_tiles(rgb, np.array(boxes) * scale, margin=SRC_MARGIN, size=(SRC_W, SRC_H)))
+        owners += [name] * len(boxes)
+    x = np.concatenate(xs) if xs else np.zeros((0, SRC_H, SRC_W, 3), np.uint8)
+    return x, owners
 
 
 def unlabelled(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:

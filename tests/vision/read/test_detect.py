@@ -171,6 +171,8 @@ def _model_with_other_classifier(tmp_path: Path, other_bias: float) -> Path:
     shutil.copyfile(MODELS_DIR / "tile_detector.pt", tmp_path / "det.pt")
     meta = json.loads(DEFAULT_MODEL.read_text())
     meta.update(detector="det.pt", classifier="cls.pt")
+    if meta.get("flower_gate"):  # the shipped flower gate, beside the test's classifier
+        shutil.copyfile(MODELS_DIR / meta["flower_gate"], tmp_path / meta["flower_gate"])
     (tmp_path / "model.json").write_text(json.dumps(meta))
     return tmp_path / "model.json"
 

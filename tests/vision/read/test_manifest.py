@@ -112,7 +112,8 @@ def test_the_reader_uses_the_operating_point_of_its_model_json(tmp_path):
     from vision.read.detect import detect
 
     src = manifest.read(DEFAULT_MODEL)
-    for name in (src.detector, src.classifier):
+    files = [name for name in (src.detector, src.classifier, src.flower_gate) if name]
+    for name in files:
         shutil.copy(DEFAULT_MODEL.parent / name, tmp_path / name)
     photo = np.asarray(
         Image.open(DEFAULT_MODEL.parents[1] / "tests/fixtures/vision/tiles_grid.jpg").convert("RGB")
@@ -122,7 +123,7 @@ def test_the_reader_uses_the_operating_point_of_its_model_json(tmp_path):
     def reading(**change) -> list:
         folder = tmp_path / "-".join(change)
         folder.mkdir()
-        for name in (src.detector, src.classifier):
+        for name in files:
             shutil.copy(tmp_path / name, folder / name)
         m = manifest.ModelManifest(**{**src.__dict__, "op": OperatingPoint(**{**src.op.to_json(), **change})})
         return detect(photo, model=load_model(manifest.write(folder / "model.json", m)))

@@ -39,9 +39,10 @@ def _model_folder(
     """A copy of the shipped model folder whose model.json names `detector` and `classifier`."""
     folder = tmp_path / "model"
     folder.mkdir()
-    for name in ("tile_detector.pt", "tile_classifier.pt"):
-        shutil.copy(SHIPPED / name, folder / name)
     doc = json.loads(DEFAULT_MODEL.read_text(encoding="utf-8"))
+    for name in ("tile_detector.pt", "tile_classifier.pt", doc.get("flower_gate")):
+        if name:
+            shutil.copy(SHIPPED / name, folder / name)
     doc.update(detector=detector, classifier=classifier)
     (folder / "model.json").write_text(json.dumps(doc), encoding="utf-8")
     return folder / "model.json"

@@ -299,3 +299,34 @@ def test_cli_reports_bad_input_in_one_line(tmp_path):
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "data.yaml" in proc.stderr
+
+
+def test_a_player_s_model_keeps_the_base_s_flower_gate(tmp_path):
+    """A base with a flower gate (vision flower-gate) hands it on: the personal model names its own
+    copy and reads with it, at the base's bar."""
+    import shutil
+
+    import torch
+
+    from vision.read import manifest
+    from vision.read.tilenet import GATE_OUTPUTS, TileNet
+
+    base = tmp_path / "base"
+    base.mkdir()
+    meta = json.loads((MODELS_DIR / "model.json").read_text())
+    for p in MODELS_DIR.iterdir():
+        if p.suffix != ".md":
+            shutil.copyfile(p, base / p.name)
+    gate = {k: v.half() for k, v in TileNet(num_classes=GATE_OUTPUTS).state_dict().items()}
+    torch.save(gate, base / manifest.FLOWER_GATE_FILE)
+    meta.update(flower_gate=manifest.FLOWER_GATE_FILE, flower_gate_at_least=0.93)
+    (base / "model.json").write_text(json.dumps(meta))
+    done = adapt(
+        _saved_photos(tmp_path / "labelled"), tmp_path / "mine", base=base / "model.json", config=QUICK
+    )
+    got = json.loads(done.read_text())
+    assert got["flower_gate"] == manifest.FLOWER_GATE_FILE and got["flower_gate_at_least"] == 0.93
+    assert (done.parent / manifest.FLOWER_GATE_FILE).read_bytes() == (
+        base / manifest.FLOWER_GATE_FILE
+    ).read_bytes()
+    assert load_model(done).flower_gate is not None

@@ -1,0 +1,74 @@
+"""`python -m vision flower-gate` (vision.train.flower_gate): the gate is learnt on some train
+photos, its bar chosen on the others, and the model written beside it reads with it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.vision.train.test_train import _make_dataset
+from vision.__main__ import main
+from vision.classes import CLASS_ID
+from vision.read import manifest
+from vision.read.detect import MODELS_DIR, load_model
+from vision.train import flower_gate
+
+
+def test_the_bar_is_the_lowest_at_which_the_held_out_tiles_stay_within_budget():
+    scores = np.array([0.1] * 3996 + [0.62, 0.71, 0.88, 0.97])
+    assert flower_gate.gate_bar(scores, budget=1 / 2000) == 0.72  # two of 4,000 may read as flowers
+    assert flower_gate.gate_bar(scores, budget=0.0) == 0.98
+    assert flower_gate.gate_bar(np.array([0.999]), budget=0.0) == 1.0  # no bar holds: never a flower
+
+
+def test_the_held_out_photos_are_a_seeded_fifth_drawn_by_photo():
+    a, b = flower_gate.held_photos(100, seed=0), flower_gate.held_photos(100, seed=0)
+    assert a.tolist() == b.tolist() and len(a) == 20 and len(set(a.tolist())) == 20
+    assert a.tolist() != flower_gate.held_photos(100, seed=1).tolist()
+
+
+def _flower_listing(src, path):
+    """Every 5p tile of the tiny set's train photos listed as a flower (a blue mark, as a stand-in)."""
+    boxes = []
+    for label in sorted((src / "train" / "labels").glob("*.txt")):
+        for line in label.read_text().split("\n"):
+            if line.startswith(f"{CLASS_ID['5p']} "):
+                _, cx, cy, w, h = (float(v) for v in line.split())
+                boxes.append(
+                    {"image": label.stem + ".png", "box": [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]}
+                )
+    path.write_text(json.dumps({"split": "train", "boxes": boxes}))
+    return path
+
+
+@pytest.mark.slow
+def test_the_command_writes_a_model_that_reads_with_its_gate(tmp_path, capsys):
+    src = _make_dataset(tmp_path / "ds", n=10)
+    listing = _flower_listing(src, tmp_path / "flowers.json")
+    out = tmp_path / "gated"
+    code = main(
+        ["flower-gate", "--boxes", str(listing), "--data", str(src), "--out", str(out), "--epochs", "1"]
+    )
+    assert code == 0, capsys.readouterr().err
+    m = manifest.read(out / "model.json")
+    assert m.flower_gate == manifest.FLOWER_GATE_FILE and 0.5 <= m.op.flower_gate_at_least <= 1.0
+    made = m.extra["flower_gate_from"]
+    assert made["held_photos"] == 2 and made["held_tiles"] == 6 and made["held_flowers"] == 2
+    shipped = manifest.read(MODELS_DIR / "model.json")
+    assert m.op.tile_conf == shipped.op.tile_conf and m.classifier_classes == shipped.classifier_classes
+    assert load_model(out / "model.json").flower_gate is not None
+    assert not (MODELS_DIR / manifest.FLOWER_GATE_FILE).exists() or shipped.flower_gate
+
+
+def test_a_listing_naming_a_photo_the_set_lacks_is_refused_in_words(tmp_path, capsys):
+    src = _make_dataset(tmp_path / "ds", n=1)
+    listing = tmp_path / "l.json"
+    listing.write_text(
+        json.dumps({"split": "train", "boxes": [{"image": "gone.png", "box": [0, 0, 0.5, 0.5]}]})
+    )
+    code = main(["flower-gate", "--boxes", str(listing), "--data", str(src), "--out", str(tmp_path / "o")])
+    assert code == 2 and "gone.png" in capsys.readouterr().err
+    assert main(["flower-gate", "--data", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no train split" in capsys.readouterr().err
