@@ -180,16 +180,27 @@ def main() -> int:
         help="share of the frame the val photo covers (0.5: tiles half as big, as from further away)",
     )
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="model.json to read with")
+    ap.add_argument(
+        "--beside",
+        type=Path,
+        action="append",
+        default=[],
+        help="another model.json whose page path is timed in the same loop, photo by photo (repeatable): "
+        "on a noisy machine the ratio between two readers is only fair taken side by side",
+    )
     args = ap.parse_args()
 
     model = load_model(args.model)
     detector = model_detector(str(args.model))
+    besides = {f"page: read_photo with {m}": model_detector(str(m)) for m in args.beside}
     other = peer()
     times: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         files = make_photos(args.n, Path(tmp), args.fill)
         blobs = [f.read_bytes() for f in files]
         detect(files[0], model=model)  # warm-up: first calls allocate
+        for d in besides.values():
+            page_path(blobs[0], d)
         if other is not None:
             other(files[0])
         for _ in range(args.rounds):
@@ -202,6 +213,8 @@ def main() -> int:
                         load_image(b), model=model
                     ),
                 }
+                for name, d in besides.items():
+                    paths[name] = lambda b=blob, d=d: page_path(b, d)
                 if other is not None:
                     paths["peer: mahjong-detector detect_tiles(path)"] = lambda f=f: other(f)
                 for name, fn in paths.items():

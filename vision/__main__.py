@@ -191,6 +191,8 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
             source,
             args.epochs,
             args.seed,
+            width=args.width,
+            lr=args.lr,
         )
     except (ListingError, ModelFileError, ValueError, OSError) as exc:
         _err(str(exc))
@@ -285,6 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--data", default=None, help="the dataset the listing names (default: the real set)")
     g.add_argument("--epochs", type=int, default=4)
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        help="the gate's width (default: the classifier's, its features the start; narrower learns from scratch)",
+    )
+    g.add_argument("--lr", type=float, default=2e-3)
 
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"

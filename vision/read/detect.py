@@ -174,7 +174,7 @@ def _load_cached(path: str) -> TileModel:
             classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
-        gate = _load_gate(p, files[m.flower_gate], m.classifier_width) if m.flower_gate else None
+        gate = _load_gate(p, files[m.flower_gate]) if m.flower_gate else None
         return TileModel(
             detector, classifier, m.op, m.det_imgsz, p, meta,
             learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
@@ -196,14 +196,14 @@ def _load_cached(path: str) -> TileModel:
     return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
 
 
-def _load_gate(model_json: Path, file: Path, width: int) -> TileNet:
+def _load_gate(model_json: Path, file: Path) -> TileNet:
     """The flower gate in `file`, folded for reading; ModelFileError, naming the file, for weights
-    that are no two-output TileNet of the model's width."""
+    that are no two-output TileNet. Its width is its own (vision flower-gate --width)."""
     state = safe_weights.load_state_dict(file)
-    gate = TileNet(num_classes=GATE_OUTPUTS, width=width)
     try:
+        gate = TileNet(num_classes=GATE_OUTPUTS, width=int(state["features.0.weight"].shape[0]))
         gate.load_state_dict({k: v.float() for k, v in state.items()})
-    except RuntimeError as exc:
+    except (KeyError, IndexError, RuntimeError) as exc:
         raise manifest.ModelFileError(
             f"{model_json}: {file.name} is not a flower gate (tile / flower)"
         ) from exc
@@ -481,17 +481,30 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0:
         probs = _surer_turned(tm, pixels, boxes, probs)
-    gate = None
-    if tm.flower_gate is not None and tm.op.flower_gate_at_least > 0 and reading.flowers:
-        gate = flower_probability(tm.flower_gate, crops)
-    return replace(
-        reading,
-        probs=probs,
-        flower_at_least=tm.op.flower_at_least,
-        flower_tile_share=tm.op.flower_tile_share,
-        gate=gate,
-        gate_at_least=tm.op.flower_gate_at_least,
+    read = replace(
+        reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
     )
+    if tm.flower_gate is None or tm.op.flower_gate_at_least <= 0 or not reading.flowers:
+        return read
+    return replace(
+        read, gate=_gate_where_returnable(tm, read, crops), gate_at_least=tm.op.flower_gate_at_least
+    )
+
+
+def _gate_where_returnable(tm: TileModel, reading: _ViewReading, crops: np.ndarray) -> np.ndarray:
+    """The flower gate's reading of each box the reader could return (tile confidence before the
+    gate at or above tile_conf, or row_rescue where it rescues) whose face it doubts (best face
+    under OperatingPoint.flower_gate_below); 0 for the rest, which it returns as faces or not at all. Why: the page reads every box down to the maybe-missed floor, about twice the
+    boxes it returns, and the gate's pass over those cost more than the page's speed budget had
+    (models/MODEL_CARD.md, stop 52); a flower among them may be offered as maybe missed, as every
+    reader before the gate returned it."""
+    tile, face = tile_and_face(reading)
+    floor = min(tm.tile_conf, tm.op.row_rescue) if tm.op.row_rescue > 0 else tm.tile_conf
+    asked = np.flatnonzero((tile >= floor) & (face.max(1) < tm.op.flower_gate_below))
+    gate = np.zeros(len(tile))
+    if len(asked):
+        gate[asked] = flower_probability(tm.flower_gate, crops[asked])
+    return gate
 
 
 def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: np.ndarray) -> np.ndarray:

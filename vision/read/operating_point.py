@@ -87,12 +87,18 @@ class OperatingPoint:
     #: With a flower gate beside the classifier (model.json's `flower_gate`: a TileNet with two
     #: outputs, tile and flower), above 0: in a photo that does not look distorted (as
     #: `flower_at_least`), a box the gate reads as a flower at least this surely is not in play:
-    #: never returned, never rescued, never offered as maybe missed (vision.read.detect.
-    #: tile_and_face). 0.0: no gate (every model.json before it). Chosen by `vision flower-gate` on
+    #: never returned, never rescued (vision.read.detect.tile_and_face; the gate is asked only of
+    #: boxes the reader could return, so a flower under the point may be offered as maybe missed). 0.0: no gate (every model.json before it). Chosen by `vision flower-gate` on
     #: train photos the gate did not learn from (vision.train.flower_gate.gate_bar). Why: a flower
     #: output among the faces took this set's 1p and 1s for flowers (stop 51); a question of its
     #: own, with those faces as hard negatives, tells them apart (models/MODEL_CARD.md, stop 52).
     flower_gate_at_least: float = 0.0
+    #: With the flower gate: it is asked only of boxes whose best face the classifier reads less
+    #: surely than this (1.0: every box). Chosen by `vision flower-gate` on the held-out photos:
+    #: the lowest value at which the gate catches as many of their flowers as asking every box.
+    #: Why: a flower is no face, so the classifier is never sure of it, and the gate's pass over
+    #: every crop cost the page more than its speed budget had (models/MODEL_CARD.md, stop 52).
+    flower_gate_below: float = 1.0
     #: The photo as it is read a second time at this share of the detector's input size (0.8333:
     #: 320 of 384 pixels, rounded to the detector's stride of 32), the two readings' boxes pooled and
     #: suppressed together; only where the plain view does not look distorted (a stretched export is

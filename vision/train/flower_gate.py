@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from vision import _env
-from vision.classes import CLASS_ID
+from vision.classes import CLASS_ID, NUM_CLASSES
 from vision.read import manifest, onnx_run, safe_weights
 from vision.read.tilenet import GATE_OUTPUTS, TileNet
 from vision.train import data, replay
@@ -49,6 +49,8 @@ FLOWER_SHARE = 0.25
 HELD_SHARE = 0.2
 #: gate_bar's budget: at most this share of the held-out photos' tiles may read as flowers.
 TILE_BUDGET = 1 / 2000
+#: The values of OperatingPoint.flower_gate_below that asked_below tries, lowest first.
+ASK_BELOW = (0.9, 0.95, 0.98, 0.99, 1.0)
 #: The bars gate_bar tries, lowest first.
 BARS = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
 
@@ -94,6 +96,17 @@ def gate_bar(tile_scores: np.ndarray, budget: float = TILE_BUDGET) -> float:
     return 1.0
 
 
+def asked_below(flower_faces: np.ndarray, flower_scores: np.ndarray, bar: float) -> float:
+    """The lowest of ASK_BELOW at which the gate, asked only of crops whose best face reads under
+    it, catches as many of the held-out flowers (best face `flower_faces`, gate `flower_scores`)
+    as asked of every crop."""
+    caught = flower_scores >= bar
+    for below in ASK_BELOW:
+        if (caught & (flower_faces < below)).sum() >= caught.sum():
+            return below
+    return 1.0
+
+
 def train_gate(
     crops: GateCrops,
     init: Path,
@@ -103,17 +116,21 @@ def train_gate(
     lr: float = 2e-3,
     batch_size: int = 256,
     log: Callable[[str], None] = print,
+    width: int | None = None,
 ) -> TileNet:
-    """A gate whose features start from the classifier `init`, every layer fine-tuned on the crops
-    of the photos not `held`: tiles (HARD_FACES repeated) as 0, flowers (repeated to FLOWER_SHARE of
-    the tiles) as 1, augmented as every classifier epoch."""
+    """A gate trained on the crops of the photos not `held`: tiles (HARD_FACES repeated) as 0,
+    flowers (repeated to FLOWER_SHARE of the tiles) as 1, augmented as every classifier epoch.
+    Of the classifier's width (None), its features start from the classifier `init` and every
+    layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch."""
     _env.use_every_core()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     state = safe_weights.load_state_dict(Path(init))
-    net = TileNet(num_classes=GATE_OUTPUTS)
-    own = net.state_dict()
-    net.load_state_dict({k: own[k] if k.startswith("head.2") else v.float() for k, v in state.items()})
+    own_width = int(state["features.0.weight"].shape[0])
+    net = TileNet(num_classes=GATE_OUTPUTS, width=width or own_width)
+    if width in (None, own_width):
+        own = net.state_dict()
+        net.load_state_dict({k: own[k] if k.startswith("head.2") else v.float() for k, v in state.items()})
     kept = ~np.isin(crops.tile_photo, held)
     tiles = np.flatnonzero(kept)
     hard = tiles[np.isin(crops.faces[tiles], [CLASS_ID[f] for f in HARD_FACES])]
@@ -158,6 +175,19 @@ def held_scores(net: TileNet, crops: GateCrops, held: np.ndarray) -> tuple[np.nd
     )
 
 
+def best_faces(model_json: Path, wide: np.ndarray) -> np.ndarray:
+    """How surely the model's classifier reads the best face of each crop, as the reader reads it
+    (its turned views where it doubts: tta_below), over the 35 faces."""
+    from vision.read.detect import load_model
+    from vision.read.tilenet import classify_crops
+
+    if not len(wide):
+        return np.zeros(0)
+    tm = load_model(model_json)
+    probs = classify_crops(tm.classifier, as_read(wide), tta_below=tm.op.tta_below)[:, :NUM_CLASSES]
+    return (probs / np.maximum(probs.sum(1, keepdims=True), 1e-9)).max(1)
+
+
 def copy_model(model_json: Path, out_dir: Path) -> manifest.ModelManifest:
     """The model's weights (with the detector's export) and replay bank copied into `out_dir`, a new
     folder or the model's own; its manifest returned for the caller to change and write."""
@@ -183,6 +213,8 @@ def make_gated_model(
     epochs: int = 4,
     seed: int = 0,
     log: Callable[[str], None] = print,
+    width: int | None = None,
+    lr: float = 2e-3,
 ) -> Path:
     """The model at `model_json` with a flower gate learnt from `listing`'s flowers and `source`'s
     train tiles, written to `out_dir` (its model.json returned): the gate's weights, its bar
@@ -195,27 +227,33 @@ def make_gated_model(
         )
     crops = gate_crops(source, listing)
     held = held_photos(crops.photos, seed)
-    net = train_gate(crops, manifest.weights_path(model_json, m.classifier), held, epochs, seed, log=log)
+    init = manifest.weights_path(model_json, m.classifier)
+    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width)
     tile_scores, flower_scores = held_scores(net, crops, held)
     bar = gate_bar(tile_scores)
+    below = asked_below(
+        best_faces(model_json, crops.flowers[np.isin(crops.flower_photo, held)]), flower_scores, bar
+    )
     caught = float((flower_scores >= bar).mean()) if len(flower_scores) else float("nan")
     flagged = int((tile_scores >= bar).sum())
     log(
         f"flower gate bar {bar}: held-out flowers caught {caught:.3f} of {len(flower_scores)}, "
-        f"held-out tiles read as flowers {flagged} of {len(tile_scores)}"
+        f"held-out tiles read as flowers {flagged} of {len(tile_scores)}; asked below best face {below}"
     )
     m = copy_model(model_json, out_dir)
     torch.save(
         {k: v.detach().cpu().half() for k, v in net.state_dict().items()}, out_dir / manifest.FLOWER_GATE_FILE
     )
     m.flower_gate = manifest.FLOWER_GATE_FILE
-    m.op = replace(m.op, flower_gate_at_least=bar)
+    m.op = replace(m.op, flower_gate_at_least=bar, flower_gate_below=below)
     m.extra = {
         **m.extra,
         "flower_gate_from": {
             "listing": listing.name,
             "epochs": epochs,
             "seed": seed,
+            "width": int(net.features[0].out_channels),
+            "lr": lr,
             "held_photos": len(held),
             "held_tiles": len(tile_scores),
             "held_tiles_read_as_flowers": flagged,

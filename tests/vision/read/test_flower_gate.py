@@ -1,5 +1,6 @@
 """The flower gate (OperatingPoint.flower_gate_at_least, model.json's `flower_gate`): a box the gate
-reads as a flower is not in play: never returned, never rescued, never offered as maybe missed."""
+reads as a flower is not in play: never returned, never rescued. It is asked only of the boxes the
+reader could return whose face it doubts (OperatingPoint.flower_gate_below)."""
 
 from __future__ import annotations
 
@@ -31,9 +32,13 @@ def _white_is_flower(gate: TileNet, crops: np.ndarray) -> np.ndarray:  # noqa: A
     return np.where(crops.reshape(len(crops), -1).mean(1) > 200, 0.97, 0.02)
 
 
-def _model(bar: float, row_rescue: float = 0.0) -> reader.TileModel:
-    boxes = [(*b, 0.9) for b in ROW] + [(*FLOWER, 0.9)]
-    op = OperatingPoint(conf=0.55, tile_conf=0.55, flower_gate_at_least=bar, row_rescue=row_rescue)
+def _model(
+    bar: float, row_rescue: float = 0.0, flower_det: float = 0.9, below: float = 1.0
+) -> reader.TileModel:
+    boxes = [(*b, 0.9) for b in ROW] + [(*FLOWER, flower_det)]
+    op = OperatingPoint(
+        conf=0.55, tile_conf=0.55, flower_gate_at_least=bar, row_rescue=row_rescue, flower_gate_below=below
+    )
     faces = TileNet(num_classes=NUM_CLASSES).eval()  # 35 faces, no `other`: tile confidence = detector's
     gate = TileNet(num_classes=GATE_OUTPUTS).eval()
     return reader.TileModel(SizedDetector({384: boxes}), faces, op, 384, None, {}, flower_gate=gate)  # type: ignore[arg-type]
@@ -56,6 +61,24 @@ def test_a_gated_box_is_neither_maybe_missed_nor_rescued(monkeypatch):
     model = _model(0.95, row_rescue=0.25)
     found, maybe = reader.detect_with_maybe(_photo(), model=model)
     assert len(found) == 4 and all(round(d.xyxy[0]) != FLOWER[0] for d in maybe)
+
+
+def test_the_gate_is_asked_only_of_returnable_boxes_whose_face_is_doubted(monkeypatch):
+    """A box under the point is not asked (a flower there may be offered as maybe missed, as before
+    the gate); nor is a box whose best face reads at least flower_gate_below."""
+    asked: list[int] = []
+
+    def counting(gate, crops):
+        asked.append(len(crops))
+        return _white_is_flower(gate, crops)
+
+    monkeypatch.setattr(reader, "flower_probability", counting)
+    found, maybe = reader.detect_with_maybe(_photo(), model=_model(0.95, flower_det=0.4))
+    assert asked == [4] and len(found) == 4 and any(round(d.xyxy[0]) == FLOWER[0] for d in maybe)
+    asked.clear()
+    # the stand-in classifier's best face reads far under 1.0 (random weights over 35 faces)
+    assert len(reader.detect(_photo(), model=_model(0.95, below=1e-6))) == 5 and asked == []
+    assert OperatingPoint.from_json({}).flower_gate_below == 1.0
 
 
 def test_in_a_photo_that_looks_distorted_no_box_is_a_flower():

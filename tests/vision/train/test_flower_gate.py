@@ -23,6 +23,14 @@ def test_the_bar_is_the_lowest_at_which_the_held_out_tiles_stay_within_budget():
     assert flower_gate.gate_bar(np.array([0.999]), budget=0.0) == 1.0  # no bar holds: never a flower
 
 
+def test_the_gate_is_asked_below_the_lowest_face_certainty_that_loses_no_caught_flower():
+    faces = np.array([0.5, 0.93, 0.97, 0.999])
+    scores = np.array([0.99, 0.95, 0.2, 0.1])  # the first two caught at 0.9
+    assert flower_gate.asked_below(faces, scores, bar=0.9) == 0.95
+    assert flower_gate.asked_below(faces, np.array([0.99, 0.95, 0.95, 0.1]), bar=0.9) == 0.98
+    assert flower_gate.asked_below(faces, np.array([0.1, 0.1, 0.1, 0.99]), bar=0.9) == 1.0
+
+
 def test_the_held_out_photos_are_a_seeded_fifth_drawn_by_photo():
     a, b = flower_gate.held_photos(100, seed=0), flower_gate.held_photos(100, seed=0)
     assert a.tolist() == b.tolist() and len(a) == 20 and len(set(a.tolist())) == 20
@@ -54,6 +62,7 @@ def test_the_command_writes_a_model_that_reads_with_its_gate(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     m = manifest.read(out / "model.json")
     assert m.flower_gate == manifest.FLOWER_GATE_FILE and 0.5 <= m.op.flower_gate_at_least <= 1.0
+    assert m.op.flower_gate_below in flower_gate.ASK_BELOW
     made = m.extra["flower_gate_from"]
     assert made["held_photos"] == 2 and made["held_tiles"] == 6 and made["held_flowers"] == 2
     shipped = manifest.read(MODELS_DIR / "model.json")
