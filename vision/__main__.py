@@ -177,7 +177,7 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
     from vision.read.manifest import ModelFileError
     from vision.train.crops import ListingError
     from vision.train.data import REAL_DATASET
-    from vision.train.flower_gate import make_gated_model
+    from vision.train.flower_gate import DEFAULT_LISTING, make_gated_model
 
     source = Path(args.data) if args.data else REAL_DATASET
     if not (source / "train").is_dir():
@@ -186,7 +186,7 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
     try:
         made = make_gated_model(
             Path(args.model or DEFAULT_MODEL),
-            Path(args.boxes),
+            Path(args.boxes) if args.boxes else DEFAULT_LISTING,
             Path(args.out),
             source,
             args.epochs,
@@ -279,8 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--boxes",
-        default="datasets/flowers/chinese-mahjong-v4-train.json",
-        help="hand-checked listing of flower boxes in the set's train photos",
+        default=None,
+        help="hand-checked listing of flower boxes in the set's train photos "
+        "(default: the project's datasets/flowers/chinese-mahjong-v4-train.json, from any folder)",
     )
     g.add_argument("--model", default=None, help="model.json to add the gate to (default: the shipped model)")
     g.add_argument("--out", required=True, help="folder for the model with its gate")

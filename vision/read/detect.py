@@ -494,10 +494,11 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
 def _gate_where_returnable(tm: TileModel, reading: _ViewReading, crops: np.ndarray) -> np.ndarray:
     """The flower gate's reading of each box the reader could return (tile confidence before the
     gate at or above tile_conf, or row_rescue where it rescues) whose face it doubts (best face
-    under OperatingPoint.flower_gate_below); 0 for the rest, which it returns as faces or not at all. Why: the page reads every box down to the maybe-missed floor, about twice the
-    boxes it returns, and the gate's pass over those cost more than the page's speed budget had
-    (models/MODEL_CARD.md, stop 52); a flower among them may be offered as maybe missed, as every
-    reader before the gate returned it."""
+    under OperatingPoint.flower_gate_below); 0 for the rest, which it returns as faces or not at
+    all. Why: the page reads every box down to the maybe-missed floor, about twice the boxes it
+    returns, and the gate's pass over all of them cost more than the page's speed budget had
+    (models/MODEL_CARD.md, stop 52); a flower under the point may be offered as maybe missed, as
+    every reader before the gate returned it."""
     tile, face = tile_and_face(reading)
     floor = min(tm.tile_conf, tm.op.row_rescue) if tm.op.row_rescue > 0 else tm.tile_conf
     asked = np.flatnonzero((tile >= floor) & (face.max(1) < tm.op.flower_gate_below))

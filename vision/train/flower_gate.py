@@ -40,6 +40,8 @@ from vision.train.crops import (
     listed_crops_by_photo,
 )
 
+#: The hand-checked flowers of the real set's train photos (stop 51), which the gate learns from.
+DEFAULT_LISTING = _env.REPO_ROOT / "datasets" / "flowers" / "chinese-mahjong-v4-train.json"
 #: The faces a flower is most like in the real set's prints (stop 51): seen this many times an epoch.
 HARD_FACES = ("1p", "1s")
 HARD_REPEAT = 3
