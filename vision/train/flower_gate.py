@@ -179,14 +179,16 @@ def held_scores(net: TileNet, crops: GateCrops, held: np.ndarray) -> tuple[np.nd
 
 def best_faces(model_json: Path, wide: np.ndarray) -> np.ndarray:
     """How surely the model's classifier reads the best face of each crop, as the reader reads it
-    (its turned views where it doubts: tta_below), over the 35 faces."""
-    from vision.read.detect import load_model
-    from vision.read.tilenet import classify_crops
+    (its turned views where it doubts: tta_below), over the 35 faces. Only the classifier is
+    loaded: the detector (and its ONNX session) has nothing to say here."""
+    from vision.read.tilenet import classify_crops, for_reading, from_state
 
     if not len(wide):
         return np.zeros(0)
-    tm = load_model(model_json)
-    probs = classify_crops(tm.classifier, as_read(wide), tta_below=tm.op.tta_below)[:, :NUM_CLASSES]
+    m = manifest.read(model_json)
+    state = safe_weights.load_state_dict(manifest.weights_path(model_json, m.classifier))
+    classifier = for_reading(from_state(state, m.classifier_width).eval())
+    probs = classify_crops(classifier, as_read(wide), tta_below=m.op.tta_below)[:, :NUM_CLASSES]
     return (probs / np.maximum(probs.sum(1, keepdims=True), 1e-9)).max(1)
 
 
