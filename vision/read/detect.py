@@ -40,6 +40,7 @@ from vision.read.tilenet import (
     crop_tiles,
     flower_probability,
     for_reading,
+    from_state,
 )
 from vision.read.yolo_nms import greedy_keep
 
@@ -155,26 +156,14 @@ def _load_cached(path: str) -> TileModel:
         detector = _load_yolo(files[m.detector])
         classifier = None
         if m.classifier:
-            state = safe_weights.load_state_dict(files[m.classifier])
-            try:
-                outputs = classifier_outputs(state)
-            except (KeyError, IndexError) as exc:
-                raise manifest.ModelFileError(f"{p}: {m.classifier} is not a tile classifier") from exc
-            if outputs != len(m.classifier_classes):
-                raise manifest.ModelFileError(
-                    f"{p}: classifier has {outputs} outputs but model.json names {len(m.classifier_classes)}"
-                )
-            classifier = TileNet(num_classes=outputs, width=m.classifier_width)
-            try:
-                classifier.load_state_dict({k: v.float() for k, v in state.items()})
-            except RuntimeError as exc:
-                raise manifest.ModelFileError(
-                    f"{p}: {m.classifier} does not fit a width-{m.classifier_width} tile classifier"
-                ) from exc
-            classifier = for_reading(classifier.eval())  # batch norms folded in: a third faster
+            classifier = _net_for_reading(
+                p, files[m.classifier], "a tile classifier", len(m.classifier_classes), m.classifier_width
+            )
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
-        gate = _load_gate(p, files[m.flower_gate]) if m.flower_gate else None
+        gate = None
+        if m.flower_gate:
+            gate = _net_for_reading(p, files[m.flower_gate], "a flower gate (tile / flower)", GATE_OUTPUTS)
         return TileModel(
             detector, classifier, m.op, m.det_imgsz, p, meta,
             learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
@@ -196,18 +185,30 @@ def _load_cached(path: str) -> TileModel:
     return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
 
 
-def _load_gate(model_json: Path, file: Path) -> TileNet:
-    """The flower gate in `file`, folded for reading; ModelFileError, naming the file, for weights
-    that are no two-output TileNet. Its width is its own (vision flower-gate --width)."""
+def _net_for_reading(
+    model_json: Path, file: Path, what: str, outputs: int, width: int | None = None
+) -> TileNet:
+    """The TileNet in `file` (`what`: a tile classifier, a flower gate), batch norms folded for
+    reading; one ModelFileError naming model.json and the file when the weights are not that net:
+    not a TileNet, `outputs` outputs other than model.json's, or not of `width` (None: the file's
+    own, as `vision flower-gate --width` chose it). One loader, so both nets fail alike."""
     state = safe_weights.load_state_dict(file)
     try:
-        gate = TileNet(num_classes=GATE_OUTPUTS, width=int(state["features.0.weight"].shape[0]))
-        gate.load_state_dict({k: v.float() for k, v in state.items()})
-    except (KeyError, IndexError, RuntimeError) as exc:
+        got = classifier_outputs(state)
+        width = width or int(state["features.0.weight"].shape[0])
+    except (KeyError, IndexError) as exc:
+        raise manifest.ModelFileError(f"{model_json}: {file.name} is not {what}") from exc
+    if got != outputs:
         raise manifest.ModelFileError(
-            f"{model_json}: {file.name} is not a flower gate (tile / flower)"
+            f"{model_json}: {file.name} is not {what}: it has {got} outputs, model.json names {outputs}"
+        )
+    try:
+        net = from_state(state, width)
+    except RuntimeError as exc:
+        raise manifest.ModelFileError(
+            f"{model_json}: {file.name} does not fit a width-{width} TileNet"
         ) from exc
-    return for_reading(gate.eval())
+    return for_reading(net.eval())  # batch norms folded in: a third faster
 
 
 def load_model(path: str | Path | None = None) -> TileModel:

@@ -135,6 +135,23 @@ def test_a_model_folder_loads_its_gate_and_refuses_weights_that_are_no_gate(tmp_
         reader.load_model(bad)
 
 
+def test_the_classifier_and_the_gate_refuse_wrong_weights_alike(tmp_path):
+    """One loader for both nets: a classifier file whose outputs model.json does not name, or of
+    another width, is refused with one message naming the file, as a gate's is."""
+    plain = _model_folder(tmp_path / "a", None)
+    d = json.loads(plain.read_text())
+    wrong = TileNet(num_classes=NUM_CLASSES + 2)  # a classifier with `flower`, named with 36 outputs
+    torch.save({k: v.half() for k, v in wrong.state_dict().items()}, plain.parent / d["classifier"])
+    with pytest.raises(
+        manifest.ModelFileError, match="tile_classifier.pt is not a tile classifier: it has 37"
+    ):
+        reader.load_model(plain)
+    narrow = TileNet(num_classes=NUM_CLASSES + 1, width=8)
+    torch.save({k: v.half() for k, v in narrow.state_dict().items()}, plain.parent / d["classifier"])
+    with pytest.raises(manifest.ModelFileError, match="does not fit a width-24 TileNet"):
+        reader.load_model(plain)
+
+
 def test_without_a_gate_model_json_names_none_and_the_version_covers_the_gate(tmp_path):
     plain = _model_folder(tmp_path / "a", None)
     assert "flower_gate" not in manifest.read(plain).to_dict()
