@@ -29,7 +29,7 @@ from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, OperatingPoint
-from vision.read.row_rescue import rescued
+from vision.read.row_rescue import cut_by_frame, rescued
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import (
     CROP_W,
@@ -675,13 +675,17 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     return tile, face
 
 
-def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Detection]:
+def _decide(
+    tm: TileModel, reading: _ViewReading, threshold: float, size: tuple[int, int] | None = None
+) -> list[Detection]:
     """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
     `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
     continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point; with
     OperatingPoint.rescue_face, only one whose face reads at least that sure; with
-    OperatingPoint.rescue_flower, only one that reads less flower than that."""
+    OperatingPoint.rescue_flower, only one that reads less flower than that; with
+    OperatingPoint.rescue_uncut and the photo's `size` (width, height: the boxes' pixels), none
+    the frame cuts."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
@@ -695,7 +699,11 @@ def _decide(tm: TileModel, reading: _ViewReading, threshold: float) -> list[Dete
             may = np.where(face.max(1) >= tm.op.rescue_face, tile, 0.0)
         if tm.op.rescue_flower > 0 and reading.flowers and _reads_flowers(reading):
             may = np.where(reading.probs[:, FLOWER_ID] < tm.op.rescue_flower, may, 0.0)
-        back = rescued(reading.boxes, may, kept, tm.op.row_rescue, gaps_only=tm.op.rescue_gaps > 0)
+        cut = None
+        if tm.op.rescue_uncut > 0 and reading.flowers and size is not None:
+            cut = cut_by_frame(reading.boxes, size, tm.op.rescue_uncut)
+        gaps = tm.op.rescue_gaps > 0
+        back = rescued(reading.boxes, may, kept, tm.op.row_rescue, gaps_only=gaps, cut=cut)
         tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     detections: list[Detection] = []
@@ -760,7 +768,7 @@ def detect(
         return []
     if pixels.scale != 1.0:  # boxes in the full-size photo's pixels
         reading.boxes = reading.boxes * pixels.scale
-    return _decide(tm, reading, threshold)
+    return _decide(tm, reading, threshold, pixels.size)
 
 
 def detect_with_maybe(

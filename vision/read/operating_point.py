@@ -68,6 +68,14 @@ class OperatingPoint:
     #: model.json before it). Why: the rescue ran along a hand onto the flower tiles at its end, which
     #: the classifier reads as 1s or 1p surely (models/MODEL_CARD.md, stop 49).
     rescue_gaps: float = 0.0
+    #: With `row_rescue`, above 0: in a photo that does not look distorted (as `flower_at_least`), a
+    #: box cut by the frame (an edge within this share of the photo's side from its border) is
+    #: neither rescued nor carries a rescue on; at the operating point it is returned as before.
+    #: 0.0: no such guard (every model.json before it). Why: the rescue trusts a box whose size
+    #: matches a sure neighbour's on one line, and a box the frame cuts has no known size; what the
+    #: frame cuts at a table is mostly clutter, book spines on a shelf chained to a spine the reader
+    #: already kept (models/MODEL_CARD.md, stop 53). A stretched export's tiles span its frame.
+    rescue_uncut: float = 0.0
     #: With `row_rescue` and a classifier that has a `flower` output, above 0: a doubted box is
     #: rescued (and carries the chain on) only if its flower output reads under this, in a photo
     #: that does not look distorted (as `flower_at_least`). 0.0: no such gate (every model.json

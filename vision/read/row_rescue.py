@@ -77,8 +77,22 @@ class _Lines:
         return False
 
 
+def cut_by_frame(boxes: np.ndarray, size: tuple[int, int], margin: float) -> np.ndarray:
+    """Bool per box: an edge of it lies within `margin` x the photo's side (x: of the width
+    `size[0]`, y: of the height `size[1]`) from the photo's border, so the frame may cut it."""
+    b = as_boxes(boxes)
+    w, h = float(size[0]), float(size[1])
+    mx, my = margin * w, margin * h
+    return (b[:, 0] <= mx) | (b[:, 1] <= my) | (b[:, 2] >= w - mx) | (b[:, 3] >= h - my)
+
+
 def rescued(
-    boxes: np.ndarray, tile_conf: np.ndarray, sure: np.ndarray, low: float, gaps_only: bool = False
+    boxes: np.ndarray,
+    tile_conf: np.ndarray,
+    sure: np.ndarray,
+    low: float,
+    gaps_only: bool = False,
+    cut: np.ndarray | None = None,
 ) -> np.ndarray:
     """Bool per box: not sure, its tile confidence at least `low`, and joined to a sure box by a
     chain of side-by-side neighbours (_Lines.touches), sharing little with any kept box. With
@@ -87,14 +101,18 @@ def rescued(
 
     `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
     surest first: of two boxes on one tile the surer is rescued, and the other then overlaps a
-    kept box and is not.
+    kept box and is not. `cut` (cut_by_frame): boxes whose size is not known, neither rescued nor
+    a line a rescue starts from; a kept one still blocks a candidate on top of it.
     """
     b = as_boxes(boxes)
     conf = np.asarray(tile_conf, dtype=np.float64)
     kept = np.asarray(sure, dtype=bool).copy()
+    uncut = ~np.asarray(cut, dtype=bool) if cut is not None else np.ones(len(b), dtype=bool)
+    anchors = kept & uncut  # the kept boxes a line may be continued from
     out = np.zeros(len(b), dtype=bool)
-    candidates = [int(i) for i in np.argsort(-conf, kind="stable") if not kept[i] and conf[i] >= low]
-    if not candidates or not kept.any():
+    order = np.argsort(-conf, kind="stable")
+    candidates = [int(i) for i in order if not kept[i] and uncut[i] and conf[i] >= low]
+    if not candidates or not anchors.any():
         return out
     lines = _Lines(b)
     shares = overlap_share(b, b)
@@ -102,9 +120,9 @@ def rescued(
     while grew:  # a rescued box may join the next one to the line
         grew = False
         for i in candidates:
-            if out[i] or not lines.touches[i, kept].any() or (shares[i, kept] > SHARES_KEPT).any():
+            if out[i] or not lines.touches[i, anchors].any() or (shares[i, kept] > SHARES_KEPT).any():
                 continue
-            if gaps_only and not lines.between(i, kept):
+            if gaps_only and not lines.between(i, anchors):
                 continue
-            out[i] = kept[i] = grew = True
+            out[i] = kept[i] = anchors[i] = grew = True
     return out

@@ -1,13 +1,15 @@
 """A box the detector doubts is returned when it continues a row (or column) of sure tiles, and only
 then (vision.read.row_rescue, applied by vision.read.detect where OperatingPoint.row_rescue asks)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from tests.vision.read.test_learnt_detector import FakeDetector
 from vision.read import detect as reader
 from vision.read.operating_point import OperatingPoint
-from vision.read.row_rescue import rescued
+from vision.read.row_rescue import cut_by_frame, rescued
 
 # Four standing tiles 30 x 40 px side by side, then one alone far to the right.
 ROW = [[0, 0, 30, 40], [31, 0, 61, 40], [62, 2, 92, 42], [93, 0, 123, 40]]
@@ -148,3 +150,44 @@ def test_rescue_flower_does_nothing_without_a_flower_output():
     op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_flower=0.25)
     tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
     assert len(reader._decide(tm, _reading_with_faces([0.99, 0.99, 0.9, 0.9]), 0.55)) == 4
+
+
+def test_a_box_cut_by_the_frame_is_neither_rescued_nor_a_line_to_rescue_from():
+    """A shelf at the top of a photo: a kept spine cut by the frame's top edge must not carry the
+    rescue along the shelf, and a doubted box cut by the frame has no size to compare."""
+    size = (400, 300)
+    shelf = [[0, 0, 30, 40], [31, 0, 61, 40], [62, 0, 92, 40]]  # all cut by the top edge
+    conf = np.array([0.9, 0.4, 0.4])
+    cut = cut_by_frame(np.asarray(shelf, float), size, 0.01)
+    assert cut.tolist() == [True, True, True]
+    assert rescued(np.asarray(shelf, float), conf, conf >= 0.55, 0.25).tolist() == [False, True, True]
+    assert rescued(np.asarray(shelf, float), conf, conf >= 0.55, 0.25, cut=cut).tolist() == [False] * 3
+    # a row in the middle of the photo, its last tile running off the right edge
+    row = [[300, 100, 330, 140], [331, 100, 361, 140], [362, 100, 392, 140], [393, 100, 400, 140]]
+    conf = np.array([0.9, 0.4, 0.4, 0.4])
+    cut = cut_by_frame(np.asarray(row, float), size, 0.01)
+    assert cut.tolist() == [False, False, False, True]
+    found = rescued(np.asarray(row, float), conf, conf >= 0.55, 0.25, cut=cut).tolist()
+    assert found == [False, True, True, False]
+    # a kept box cut by the frame still blocks a second box on top of it
+    both = np.asarray([[0, 0, 30, 40], [1, 0, 29, 39], [31, 0, 61, 40]], float)
+    conf = np.array([0.9, 0.5, 0.9])
+    cut = cut_by_frame(both, size, 0.01)
+    assert rescued(both, conf, conf >= 0.55, 0.25, cut=cut).tolist() == [False, False, False]
+
+
+def test_margin_is_a_share_of_each_side():
+    boxes = np.asarray([[5, 100, 50, 150], [100, 5, 150, 50], [100, 100, 150, 150]], float)
+    assert cut_by_frame(boxes, (1000, 200), 0.01).tolist() == [True, False, False]  # 10 px, 2 px
+    assert cut_by_frame(boxes, (200, 1000), 0.01).tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("uncut, flowers, expected", [(0.0, True, 4), (0.01, True, 2), (0.01, False, 4)])
+def test_detect_takes_the_guard_where_the_photo_does_not_look_distorted(uncut, flowers, expected):
+    """ROW touches the top of a 400 x 300 photo: with rescue_uncut its doubted boxes stay out,
+    unless the photo looks distorted (a stretched export's tiles span its frame)."""
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_face=0.5, rescue_uncut=uncut)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    reading = replace(_reading_with_faces([0.99, 0.99, 0.9, 0.9]), flowers=flowers)
+    assert len(reader._decide(tm, reading, 0.55, size=(400, 300))) == expected
+    assert len(reader._decide(tm, reading, 0.55)) == 4  # no size known: no guard
