@@ -325,6 +325,22 @@ def first_shown(css: str):
     return find
 
 
+def type_into(driver, css: str, text: str, wait: float = 15) -> None:
+    """Type `text` into the field `css` finds once it is drawn and can take it, as a thumb waits for
+    a section to finish unfolding: a field found while its section still opens is not interactable
+    yet, so typing waits and tries again (a redrawn field is found afresh)."""
+
+    def typed(d) -> bool:
+        with contextlib.suppress(*TAP_RACES):
+            field = d.find_element(By.CSS_SELECTOR, css)
+            if field.is_displayed() and field.is_enabled():
+                field.send_keys(text)
+                return True
+        return False
+
+    WebDriverWait(driver, wait, poll_frequency=0.2).until(typed)
+
+
 def upload(driver, path: Path) -> None:
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'input[type="file"]'))
     driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(path))

@@ -39,6 +39,7 @@ from tests.ui.browser_helpers import (
     sideways,
     tap_photo_until,
     tap_until,
+    type_into,
     upload,
     wait_text,
 )
@@ -311,7 +312,7 @@ def test_a_focused_field_says_its_hint_in_chinese(server, browser, tmp_path):
     wait_text(browser, "谁胡了")
     open_section(browser, "今晚的记分本")
     css = ".st-key-name_W"
-    browser.find_element(By.CSS_SELECTOR, f"{css} input").send_keys("阿")
+    type_into(browser, f"{css} input", "阿")
     hint = WebDriverWait(browser, 10).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, f"{css} [data-testid=InputInstructions]")
     )[0]
