@@ -675,17 +675,43 @@ def tile_and_face(reading: _ViewReading) -> tuple[np.ndarray, np.ndarray]:
     return tile, face
 
 
+def _rescued(
+    tm: TileModel,
+    reading: _ViewReading,
+    tile: np.ndarray,
+    face: np.ndarray,
+    kept: np.ndarray,
+    size: tuple[int, int] | None,
+) -> np.ndarray:
+    """Bool per box: under the point, let back by vision.read.row_rescue because it continues a
+    row of the `kept` tiles. Only a box whose face reads at least OperatingPoint.rescue_face, whose
+    flower output (rescue_flower) or flower gate (rescue_gate) reads under their bars, and, with
+    rescue_uncut and a known `size`, that the frame does not cut (rescue_three: in a line of
+    three, rescue_gaps: in a gap of one); the flower and frame guards only
+    in a photo that does not look distorted, as every flower rule."""
+    op = tm.op
+    may = tile
+    if op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
+        may = np.where(face.max(1) >= op.rescue_face, tile, 0.0)
+    if op.rescue_flower > 0 and reading.flowers and _reads_flowers(reading):
+        may = np.where(reading.probs[:, FLOWER_ID] < op.rescue_flower, may, 0.0)
+    if op.rescue_gate > 0 and reading.flowers and reading.gate is not None:
+        may = np.where(reading.gate < op.rescue_gate, may, 0.0)
+    cut = None
+    if op.rescue_uncut > 0 and reading.flowers and size is not None:
+        cut = cut_by_frame(reading.boxes, size, op.rescue_uncut)
+    gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
+    return rescued(reading.boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
+
+
 def _decide(
     tm: TileModel, reading: _ViewReading, threshold: float, size: tuple[int, int] | None = None
 ) -> list[Detection]:
     """Detections with tile_conf >= threshold, after dropping span and duplicate boxes among the
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
     `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
-    continues a row of the kept tiles (vision.read.row_rescue) counts as sure, at the point; with
-    OperatingPoint.rescue_face, only one whose face reads at least that sure; with
-    OperatingPoint.rescue_flower, only one that reads less flower than that; with
-    OperatingPoint.rescue_uncut and the photo's `size` (width, height: the boxes' pixels), none
-    the frame cuts."""
+    continues a row of the kept tiles counts as sure, at the point (_rescued; `size`: the photo's
+    width and height in the boxes' pixels, for OperatingPoint.rescue_uncut)."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
@@ -694,16 +720,7 @@ def _decide(
     if tm.op.row_rescue > 0 and len(at_op):
         kept = np.zeros(len(tile), dtype=bool)
         kept[at_op[keep[at_op]]] = True
-        may = tile
-        if tm.op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
-            may = np.where(face.max(1) >= tm.op.rescue_face, tile, 0.0)
-        if tm.op.rescue_flower > 0 and reading.flowers and _reads_flowers(reading):
-            may = np.where(reading.probs[:, FLOWER_ID] < tm.op.rescue_flower, may, 0.0)
-        cut = None
-        if tm.op.rescue_uncut > 0 and reading.flowers and size is not None:
-            cut = cut_by_frame(reading.boxes, size, tm.op.rescue_uncut)
-        gaps = tm.op.rescue_gaps > 0
-        back = rescued(reading.boxes, may, kept, tm.op.row_rescue, gaps_only=gaps, cut=cut)
+        back = _rescued(tm, reading, tile, face, kept, size)
         tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     detections: list[Detection] = []

@@ -76,6 +76,19 @@ class OperatingPoint:
     #: frame cuts at a table is mostly clutter, book spines on a shelf chained to a spine the reader
     #: already kept (models/MODEL_CARD.md, stop 53). A stretched export's tiles span its frame.
     rescue_uncut: float = 0.0
+    #: With `row_rescue` and a flower gate, above 0: in a photo that does not look distorted, a
+    #: doubted box the gate reads as a flower at least this surely is neither rescued nor carries a
+    #: rescue on. 0.0: no such guard (every model.json before it). Why: the rescue let back flower
+    #: tiles in grids that the gate read under `flower_gate_at_least`, a bar set for boxes the
+    #: reader is sure of; a rescue is weaker evidence, and a tile kept out of it costs only the
+    #: rescue (models/MODEL_CARD.md, stop 53). 0.5: the gate's own argmax.
+    rescue_gate: float = 0.0
+    #: With `row_rescue`, above 0: a doubted box is rescued only where it makes a line of three
+    #: with kept tiles on one axis (vision.read.row_rescue._Lines.in_three). 0.0: one touching
+    #: neighbour is enough (every model.json before it). Why: in a pile of tilted tiles, boxes touch
+    #: by chance, and the rescue let back boxes across two tiles there, read with a wrong face; a
+    #: row is three tiles or more (models/MODEL_CARD.md, stop 53).
+    rescue_three: float = 0.0
     #: With `row_rescue` and a classifier that has a `flower` output, above 0: a doubted box is
     #: rescued (and carries the chain on) only if its flower output reads under this, in a photo
     #: that does not look distorted (as `flower_at_least`). 0.0: no such gate (every model.json

@@ -64,8 +64,23 @@ class _Lines:
         centre = (b[:, :2] + b[:, 2:]) / 2
         self.aligned = [_aligned(b, along) for along in (0, 1)]
         self.before = [centre[None, :, along] < centre[:, None, along] for along in (0, 1)]
+        #: Per axis (a row, a column), M[i, j]: boxes i and j stand side by side on that line.
+        self.touches_on = [self.aligned[along] & _touching(b, along) for along in (0, 1)]
+        for touch in self.touches_on:
+            np.fill_diagonal(touch, False)
         #: M[i, j]: boxes i and j stand side by side on one line (a row or a column).
-        self.touches = (self.aligned[0] & _touching(b, 0)) | (self.aligned[1] & _touching(b, 1))
+        self.touches = self.touches_on[0] | self.touches_on[1]
+
+    def in_three(self, i: int, kept: np.ndarray) -> bool:
+        """Box i and two kept boxes make a line of three side by side on one axis: a kept box it
+        touches has another kept neighbour there, or i touches a second kept box there."""
+        for touch in self.touches_on:
+            for j in np.flatnonzero(touch[i] & kept):
+                third = (touch[j] | touch[i]) & kept
+                third[[i, j]] = False
+                if third.any():
+                    return True
+        return False
 
     def between(self, i: int, kept: np.ndarray) -> bool:
         """A kept box of box i's size stands on its line on each side of it (a row: left and right;
@@ -93,11 +108,14 @@ def rescued(
     low: float,
     gaps_only: bool = False,
     cut: np.ndarray | None = None,
+    three: bool = False,
 ) -> np.ndarray:
     """Bool per box: not sure, its tile confidence at least `low`, and joined to a sure box by a
     chain of side-by-side neighbours (_Lines.touches), sharing little with any kept box. With
     `gaps_only`, also with a kept box on its line on its other side (_Lines.between): a box fills a gap in
     a line and never lengthens it (a flower tile stands at a hand's end, read as 1s or 1p surely).
+    With `three`, only where it makes a line of three with kept boxes (_Lines.in_three): two boxes
+    touching is what a pile of tilted tiles does by chance.
 
     `sure`: the boxes already kept (at the operating point, one per tile). Candidates are taken
     surest first: of two boxes on one tile the surer is rescued, and the other then overlaps a
@@ -123,6 +141,8 @@ def rescued(
             if out[i] or not lines.touches[i, anchors].any() or (shares[i, kept] > SHARES_KEPT).any():
                 continue
             if gaps_only and not lines.between(i, anchors):
+                continue
+            if three and not lines.in_three(i, anchors):
                 continue
             out[i] = kept[i] = anchors[i] = grew = True
     return out

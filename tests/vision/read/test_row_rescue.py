@@ -191,3 +191,56 @@ def test_detect_takes_the_guard_where_the_photo_does_not_look_distorted(uncut, f
     reading = replace(_reading_with_faces([0.99, 0.99, 0.9, 0.9]), flowers=flowers)
     assert len(reader._decide(tm, reading, 0.55, size=(400, 300))) == expected
     assert len(reader._decide(tm, reading, 0.55)) == 4  # no size known: no guard
+
+
+@pytest.mark.parametrize(
+    "rescue_gate, gate, flowers, expected",
+    [
+        (0.0, [0.0, 0.0, 0.6, 0.1], True, 4),  # no guard: a box the gate leans to a flower comes back
+        (0.5, [0.0, 0.0, 0.1, 0.2], True, 4),  # both doubted boxes read as tiles
+        (0.5, [0.0, 0.0, 0.1, 0.6], True, 3),  # the last one leans to a flower: it stays out
+        (0.5, [0.0, 0.0, 0.6, 0.1], True, 2),  # the chain stops at it
+        (0.5, [0.0, 0.0, 0.6, 0.6], False, 4),  # a distorted photo calls nothing a flower
+    ],
+)
+def test_rescue_gate_keeps_a_box_the_flower_gate_leans_to_out_of_the_rescue(
+    rescue_gate, gate, flowers, expected
+):
+    """The gate's bar for a sure box (flower_gate_at_least, here 0.9) is not reached, yet a doubted
+    box it reads more as a flower than as a tile is not let back by its neighbours."""
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_face=0.5, rescue_gate=rescue_gate)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    reading = replace(
+        _reading_with_faces([0.99, 0.99, 0.9, 0.9]), flowers=flowers, gate=np.asarray(gate), gate_at_least=0.9
+    )
+    assert len(reader._decide(tm, reading, 0.55)) == expected
+
+
+def test_three_asks_for_a_line_of_three_not_two_boxes_touching_by_chance():
+    conf = np.array([0.9, 0.4])
+    pair = np.asarray(ROW[:2], float)  # a sure box and a doubted one touching: a pile does that
+    assert rescued(pair, conf, conf >= 0.55, 0.25).tolist() == [False, True]
+    assert rescued(pair, conf, conf >= 0.55, 0.25, three=True).tolist() == [False, False]
+    # at a row's end: the sure neighbour has a sure neighbour of its own on the same line
+    end = np.array([0.9, 0.9, 0.4])
+    assert rescued(np.asarray(ROW[:3], float), end, end >= 0.55, 0.25, three=True).tolist() == [
+        False,
+        False,
+        True,
+    ]
+    # in a gap: the doubted box touches a sure box on each side
+    gap = np.array([0.9, 0.4, 0.9])
+    assert rescued(np.asarray(ROW[:3], float), gap, gap >= 0.55, 0.25, three=True).tolist() == [
+        False,
+        True,
+        False,
+    ]
+    # a third box on another axis (below the sure one) makes no line with the pair
+    corner = np.asarray([ROW[0], ROW[1], [0, 41, 30, 81]], float)
+    bent = np.array([0.9, 0.4, 0.9])
+    assert rescued(corner, bent, bent >= 0.55, 0.25, three=True).tolist() == [False, False, False]
+    # once rescued, a box carries the line on: a sure tile, then two doubted ones
+    chain = np.array([0.9, 0.9, 0.4, 0.3])
+    assert rescued(np.asarray(ROW, float), chain, chain >= 0.55, 0.25, three=True).tolist() == [
+        False, False, True, True,
+    ]  # fmt: skip
