@@ -19,6 +19,13 @@ from page.quick_entry import format_melds, parse_melds
 from page.words import Words
 from vision.read.melds import read_melds
 
+#: A meld photo is read on a canvas this many times its width and height (PhotoPixels.zoomed_out).
+#: Why: a loser's melds are photographed close, their tiles 40-60 % of the frame's height, larger
+#: than in any photo the shipped detector (round 7) learnt from; read as they are, the real meld
+#: photos of benchmarks/loser_melds_report.py were right on a third, against half with round 5
+#: (models/MODEL_CARD.md, stop 53).
+MELD_ZOOM_OUT = 2.0
+
 
 @dataclass(frozen=True)
 class MeldProposal:
@@ -38,7 +45,8 @@ def melds_from_photo(data: bytes, name: str, detector: Detector | None) -> MeldP
         return MeldProposal(
             None, words=Words("没有认牌模型：请直接输入副露。", "No tile reader: type the melds instead.")
         )
-    photo = read_photo(data, name, detector, full=False)  # boxes only: no full-size decode
+    # boxes only (no full-size decode), read zoomed out: a close-up's tiles at a size the detector knows
+    photo = read_photo(data, name, detector, full=False, zoom_out=MELD_ZOOM_OUT)
     if photo.error is not None and not photo.boxes:
         return MeldProposal(None, words=photo.error)
     boxes = [b for b in photo.boxes if b.xyxy is not None]

@@ -230,7 +230,12 @@ def _not_a_photo(reason_zh: str, reason_en: str) -> Words:
 
 
 def read_photo(
-    data: bytes, name: str, detector: Detector | None, full: bool = True, key: str | None = None
+    data: bytes,
+    name: str,
+    detector: Detector | None,
+    full: bool = True,
+    key: str | None = None,
+    zoom_out: float = 1.0,
 ) -> Photo:
     """Decode (upright, size-checked), detect and propose the layout: once per photo.
 
@@ -242,7 +247,9 @@ def read_photo(
     (saving for training), from the kept bytes. `full=False`: only the boxes are wanted (a loser's
     meld photo), so nothing of the photo is kept. `key`: the bytes' photo_key when the caller has
     it already (the page hashes an upload to know whether it is new; hashing 4 MB again costs
-    ~2.5 ms of the upload path)."""
+    ~2.5 ms of the upload path). `zoom_out` above 1: a reader that takes pixels reads the photo
+    centred on a canvas that many times its size (PhotoPixels.zoomed_out: a close-up's tiles at a
+    size the detector knows); the boxes are the photo's all the same."""
     photo = Photo(key or photo_key(data), name)
     try:
         pixels = decode_upload(data, name)
@@ -251,10 +258,30 @@ def read_photo(
         return photo
     photo.display, photo.display_scale = shown_picture(pixels)
     photo.size = pixels.size
-    detect_into(photo, detector, pixels)
+    if zoom_out > 1 and detector is not None and detector.takes_pixels:
+        canvas, (left, top) = pixels.zoomed_out(zoom_out)
+        detect_into(photo, detector, canvas)
+        _back_from_canvas(photo, left, top, pixels.scale)
+    else:
+        detect_into(photo, detector, pixels)
     if full:
         photo.pixels = pixels
     return photo
+
+
+def _back_from_canvas(photo: Photo, left: int, top: int, scale: float) -> None:
+    """The boxes read on a zoomed-out canvas (PhotoPixels.zoomed_out) moved into the photo's own
+    full-size pixels, clipped to it."""
+    w, h = photo.size
+    for box in [*photo.boxes, *photo.maybe]:
+        if box.xyxy is not None:
+            x0, y0, x1, y1 = box.xyxy
+            box.xyxy = [
+                min(max((x0 - left) * scale, 0.0), w),
+                min(max((y0 - top) * scale, 0.0), h),
+                min(max((x1 - left) * scale, 0.0), w),
+                min(max((y1 - top) * scale, 0.0), h),
+            ]
 
 
 def _refusal(exc: Exception) -> Words:

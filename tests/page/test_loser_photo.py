@@ -68,3 +68,12 @@ def test_a_loser_meld_is_fixed_on_the_tile_keyboard():
         h.set_loser_meld_face("E", 1, 0, "8m")  # 吃8m9m10m does not exist
     h.drop_loser_meld("E", 0)
     assert h.inputs.loser_melds["E"] == "吃456m" and h.evaluate().result.valid
+
+
+def test_a_close_up_of_a_chow_and_a_pong_is_read_zoomed_out(shipped):
+    """A meld photo taken close (tiles two thirds of the frame's height, a real photo's crop) is
+    read on a canvas twice its size, where its tiles have a size the detector knows."""
+    close = FIXTURE.parent / "closeup_chi_pong.jpg"
+    proposal = melds_from_photo(close.read_bytes(), close.name, shipped)
+    assert proposal.melds == [("chi", ["1m", "2m", "3m"]), ("pong", ["5m", "5m", "5m"])], proposal
+    assert proposal.tiles == 6 and proposal.left_out == 0

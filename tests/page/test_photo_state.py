@@ -193,3 +193,29 @@ def test_sample_photo_read_right_wrong_or_not_at_all():
     assert [n.en for n in none.notes] == [
         "Sample photo: the detector found no tiles in it; the page shows the checked tiles."
     ]
+
+
+def test_a_photo_read_zoomed_out_keeps_its_own_size_and_its_boxes_land_on_it():
+    """A close-up is read on a canvas twice its size (a loser's melds: page.loser_photo); the
+    reader sees the canvas, the boxes come back in the photo's own pixels, clipped to it."""
+    rgb = np.zeros((60, 100, 3), np.uint8)
+    rgb[:, :] = (200, 30, 30)  # a red felt, the border the canvas is filled with
+    rgb[20:40, 40:60] = 255  # one white tile
+    seen = []
+
+    def read(pixels):
+        seen.append(pixels.rgb.copy())
+        tile = np.argwhere(pixels.rgb[:, :, 1] == 255)  # where the white tile is on what was read
+        (y0, x0), (y1, x1) = tile.min(0), tile.max(0) + 1
+        edge = _det("5p", 0.9, (float(x0) - 60, float(y0), float(x1), float(y1)))  # reaches off the photo
+        return [_det("1m", 0.9, (float(x0), float(y0), float(x1), float(y1))), edge], []
+
+    detector = Detector(lambda image: read(image)[0], "fake-zoom", takes_pixels=True, read=read)
+    photo = read_photo(_png(rgb), "melds.png", detector, full=False, zoom_out=2.0)
+    canvas = seen[0]
+    assert canvas.shape == (120, 200, 3) and tuple(canvas[0, 0]) == (200, 30, 30)
+    assert photo.size == (100, 60) and photo.error is None
+    assert photo.boxes[0].xyxy == [40.0, 20.0, 60.0, 40.0]  # the tile where it is on the photo
+    assert photo.boxes[1].xyxy[0] == 0.0  # clipped to the photo's left edge
+    plain = read_photo(_png(rgb), "melds.png", detector, full=False)
+    assert seen[1].shape == (60, 100, 3) and plain.boxes[0].xyxy == [40.0, 20.0, 60.0, 40.0]

@@ -331,6 +331,23 @@ class PhotoPixels:
                 return crop_tiles(sharp, boxes * (self.scale / scale), turned=turned)
         return crop_tiles(self.rgb, boxes, turned=turned)
 
+    def zoomed_out(self, factor: float) -> tuple[PhotoPixels, tuple[int, int]]:
+        """These pixels centred on a canvas `factor` times as wide and high, filled with the median
+        colour of their border (read as a photo of its own, scale 1), and where their top-left
+        corner lies on it: a box read on the canvas is `(x - left, y - top) * self.scale` in this
+        photo's full-size pixels. Why: a close-up (a loser's melds photographed at arm's length)
+        shows tiles larger in the frame than any photo the detector learnt from; on the canvas
+        they have a size it knows (page.photo_state.read_photo's `zoom_out`). Faces are cut from
+        the canvas: a close-up's tiles are large enough there."""
+        h, w = self.rgb.shape[:2]
+        ch, cw = round(h * factor), round(w * factor)
+        border = np.concatenate([self.rgb[0], self.rgb[-1], self.rgb[:, 0], self.rgb[:, -1]])
+        canvas = np.empty((ch, cw, 3), np.uint8)
+        canvas[:] = np.median(border, axis=0).astype(np.uint8)
+        top, left = (ch - h) // 2, (cw - w) // 2
+        canvas[top : top + h, left : left + w] = self.rgb
+        return PhotoPixels(canvas), (left, top)
+
     def sharp_enough(self, full_short: float) -> tuple[np.ndarray, float]:
         """Pixels in which a tile whose short side is `full_short` full-size pixels is at least
         CROP_W wide, and their scale to full size: the least-reduced decode that does it.

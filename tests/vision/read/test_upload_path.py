@@ -153,3 +153,17 @@ def test_the_cli_offers_what_the_page_offers_as_maybe_missed(tmp_path):
     tiles, maybe = model_detector(str(reader.DEFAULT_MODEL)).read(reader.PhotoPixels.decode(data))
     assert record["maybe_missed"] == [d.to_json() for d in maybe]
     assert all(reader.load_model().tile_conf > d["tile_conf"] >= 0.25 for d in record["maybe_missed"])
+
+
+def test_zoomed_out_centres_the_pixels_on_a_canvas_of_their_border_colour():
+    """A close-up read zoomed out (page.loser_photo): the canvas is `factor` times the size, filled
+    with the border's median colour, the photo's pixels unchanged at the offset it returns."""
+    rgb = np.full((60, 90, 3), (10, 120, 40), np.uint8)  # felt
+    rgb[0, :5] = 255  # a little of something else on the border: the median ignores it
+    rgb[20:40, 30:60] = 250  # a tile
+    pixels = reader.PhotoPixels(rgb, scale=4.0, size=(360, 240))
+    canvas, (left, top) = pixels.zoomed_out(2.0)
+    assert canvas.rgb.shape == (120, 180, 3) and canvas.scale == 1.0 and canvas.size == (180, 120)
+    assert (left, top) == (45, 30)
+    assert (canvas.rgb[top : top + 60, left : left + 90] == rgb).all()
+    assert tuple(canvas.rgb[0, 0]) == tuple(canvas.rgb[-1, -1]) == (10, 120, 40)
