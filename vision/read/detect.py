@@ -276,6 +276,21 @@ def _mid_image(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(block, (w // k, h // k), interpolation=cv2.INTER_AREA), float(k)
 
 
+def on_canvas(rgb: np.ndarray, factor: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """`rgb` centred on a canvas `factor` times as wide and high, filled with the median colour of
+    its border, and where its top-left corner lies on the canvas. Why: a close-up shows tiles
+    larger in the frame than the detector reads well (models/MODEL_CARD.md, stop 53); on the canvas
+    they have a size it knows, with the photo's own surroundings' colour around them."""
+    h, w = rgb.shape[:2]
+    ch, cw = round(h * factor), round(w * factor)
+    border = np.concatenate([rgb[0], rgb[-1], rgb[:, 0], rgb[:, -1]])
+    canvas = np.empty((ch, cw, 3), np.uint8)
+    canvas[:] = np.median(border, axis=0).astype(np.uint8)
+    top, left = (ch - h) // 2, (cw - w) // 2
+    canvas[top : top + h, left : left + w] = rgb
+    return canvas, (left, top)
+
+
 class PhotoPixels:
     """A photo as the reader reads it: decoded once at reduced size (what the detector reads and what
     a page can show), plus where the classifier's crops are cut: from it, or from the full-size
@@ -332,21 +347,13 @@ class PhotoPixels:
         return crop_tiles(self.rgb, boxes, turned=turned)
 
     def zoomed_out(self, factor: float) -> tuple[PhotoPixels, tuple[int, int]]:
-        """These pixels centred on a canvas `factor` times as wide and high, filled with the median
-        colour of their border (read as a photo of its own, scale 1), and where their top-left
-        corner lies on it: a box read on the canvas is `(x - left, y - top) * self.scale` in this
-        photo's full-size pixels. Why: a close-up (a loser's melds photographed at arm's length)
-        shows tiles larger in the frame than any photo the detector learnt from; on the canvas
-        they have a size it knows (page.photo_state.read_photo's `zoom_out`). Faces are cut from
-        the canvas: a close-up's tiles are large enough there."""
-        h, w = self.rgb.shape[:2]
-        ch, cw = round(h * factor), round(w * factor)
-        border = np.concatenate([self.rgb[0], self.rgb[-1], self.rgb[:, 0], self.rgb[:, -1]])
-        canvas = np.empty((ch, cw, 3), np.uint8)
-        canvas[:] = np.median(border, axis=0).astype(np.uint8)
-        top, left = (ch - h) // 2, (cw - w) // 2
-        canvas[top : top + h, left : left + w] = self.rgb
-        return PhotoPixels(canvas), (left, top)
+        """These pixels centred on a canvas `factor` times as wide and high (on_canvas), read as a
+        photo of its own (scale 1), and where their top-left corner lies on it: a box read on the
+        canvas is `(x - left, y - top) * self.scale` in this photo's full-size pixels. Faces are
+        cut from the canvas: a close-up's tiles are large enough there (page.photo_state.read_photo's
+        `zoom_out`, for a loser's melds)."""
+        canvas, offset = on_canvas(self.rgb, factor)
+        return PhotoPixels(canvas), offset
 
     def sharp_enough(self, full_short: float) -> tuple[np.ndarray, float]:
         """Pixels in which a tile whose short side is `full_short` full-size pixels is at least
@@ -465,6 +472,32 @@ def _read_view(
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
     boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
     return _ViewReading(boxes, det_conf, det_cls, None, squeeze, flowers=flowers)
+
+
+def _read_zoomed(
+    tm: TileModel, mid: np.ndarray, mid_scale: float, size: tuple[int, int], floor: float
+) -> _ViewReading:
+    """The photo read centred on a canvas 1 / OperatingPoint.zoom_view times its size (on_canvas);
+    boxes in original pixels (`size` = w, h), clipped to the photo. Faces are not read yet."""
+    canvas, (left, top) = on_canvas(mid, 1.0 / tm.op.zoom_view)
+    view, sx, sy = _detector_view(canvas, tm.det_imgsz)
+    boxes, det_conf, det_cls = _boxes_of(tm.detector, view, tm.det_imgsz, floor, tm.op.nms_iou)
+    boxes[:, [0, 2]] = ((boxes[:, [0, 2]] * sx - left) * mid_scale).clip(0, size[0])
+    boxes[:, [1, 3]] = ((boxes[:, [1, 3]] * sy - top) * mid_scale).clip(0, size[1])
+    inside = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])  # none on the canvas alone
+    return _ViewReading(boxes[inside], det_conf[inside], det_cls[inside], None)
+
+
+def looks_close(tm: TileModel, reading: _ViewReading, size: tuple[int, int]) -> bool:
+    """Whether a reading's sure boxes (tile confidence >= tile_conf) are, at the median, at least
+    OperatingPoint.zoom_view_at of the photo's long side on their long side: a close-up."""
+    if not 0 < tm.op.zoom_view < 1 or tm.op.zoom_view_at <= 0:
+        return False
+    b = reading.boxes[reading.tile_conf() >= tm.tile_conf]
+    if not len(b):
+        return False
+    long_side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    return float(np.median(long_side)) >= tm.op.zoom_view_at * max(size)
 
 
 def _boxes_of(
@@ -629,6 +662,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
     if not plain.looks_distorted(tm.tile_conf):
+        if looks_close(tm, plain, size):
+            plain = _pooled(tm, pixels, plain, _read_zoomed(tm, mid, mid_scale, size, floor))
         small = small_view_size(tm)
         if not small:
             return plain

@@ -142,6 +142,19 @@ class OperatingPoint:
     #: cannot read it better, and for a hand that fills part of the frame they are most of the time
     #: the page takes (models/MODEL_CARD.md, stop 48).
     square_views: float = 0.0
+    #: Above 0: a close-up (looks_close: its sure boxes' median long side at least `zoom_view_at` of
+    #: the photo's long side) that does not look distorted is read again centred on a canvas, the
+    #: photo taking this share of its width and height (0.5: a canvas twice its size), filled with
+    #: its border's colour; the two readings pooled as `small_view` pools them (where both box one
+    #: tile, `small_view_plain_first` says which box stands; vision.read.detect._read_zoomed). 0.0:
+    #: never (every model.json before it).
+    #: Why: the shipped detector returned 0.84 of the tiles of val photos whose tiles are 15-25 %
+    #: of the frame, against 0.98-1.0 for smaller ones, and read a loser's melds photographed close
+    #: right on a third of the photos; on the canvas the tiles have a size it reads well
+    #: (models/MODEL_CARD.md, stop 53).
+    zoom_view: float = 0.0
+    #: With `zoom_view`: the share of the photo's long side from which a reading is a close-up.
+    zoom_view_at: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""
