@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from page.serve import stop
+from page.serve import STREAMLIT_FLAGS, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -103,8 +103,8 @@ def serve(extra_env: dict, log: Path) -> Iterator[str]:
     }
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        *STREAMLIT_FLAGS,  # the flags every way of serving the page uses: the players' limits
+        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     SERVER_LOGS[url] = log

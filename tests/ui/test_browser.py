@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from page.serve import MAX_UPLOAD_MB
 from tests.ui.browser_helpers import (
     ROOT,
     TAP_RACES,
@@ -54,6 +55,12 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     assert "Traceback" not in page_text(browser)
     assert "示例牌局不能记分" in page_text(browser)
     assert sideways(browser) == 0
+    # the uploader says the served limit, as drawn (Streamlit's English words are hidden by CSS)
+    drawn = browser.execute_script(
+        "const s = document.querySelector('[data-testid=stFileUploaderDropzoneInstructions] span');"
+        "return getComputedStyle(s, '::after').content",
+    )
+    assert f"最大 {MAX_UPLOAD_MB}MB" in drawn, drawn
     shot = os.environ.get("SAVE_SCREENSHOT")
     if shot:
         save_screenshot(browser, Path(shot), 390)
