@@ -96,6 +96,12 @@ def _meld_runs(row) -> list[tuple[int, int, str, list[str]]]:
 
 def meld_crops(image: Path, label: Path) -> list[tuple[bytes, list[tuple[str, list[str]]]]]:
     """(JPEG bytes, labelled melds) of each crop of one or two melds side by side in this photo."""
+    return [(data, truth) for data, truth, _ in meld_crops_with_tiles(image, label)]
+
+
+def meld_crops_with_tiles(image: Path, label: Path) -> list[tuple[bytes, list, list]]:
+    """meld_crops, each with its labelled tiles as (face, x0, y0, x1, y1) in the crop's pixels: the
+    ship rule reads the crops as a real set of close-ups (benchmarks/reader_report.py)."""
     im = Image.open(image).convert("RGB")
     W, H = im.size
     out = []
@@ -129,7 +135,17 @@ def meld_crops(image: Path, label: Path) -> list[tuple[bytes, list[tuple[str, li
             buf = io.BytesIO()
             crop.save(buf, format="JPEG", quality=92)
             truth = [(kind, sorted(faces) if kind == "chi" else faces) for _, _, kind, faces in group]
-            out.append((buf.getvalue(), truth))
+            tiles_px = [
+                (
+                    t[0],
+                    (t[1] - box[0]) * scale,
+                    (t[2] - box[1]) * scale,
+                    (t[3] - box[0]) * scale,
+                    (t[4] - box[1]) * scale,
+                )
+                for t in tiles
+            ]
+            out.append((buf.getvalue(), truth, tiles_px))
     return out
 
 

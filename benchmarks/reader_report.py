@@ -20,6 +20,10 @@ Sets (each read once at a low threshold, then summarised at each reader's operat
   tiles whose centres lie on one straight line): the photo the app is for; a subset, and in the rule.
   `--without-group FILE:GROUP` leaves one session's photos out of these three (for every reader):
   the group a candidate's operating point was chosen on (`vision train --point-group`).
+- "meld close-ups": the same real val photos' melds cut as a player photographs a loser's melds
+  (benchmarks/loser_melds_report.py: one or two melds, tiles 160 px high, most of the frame), read
+  as the page reads them, zoomed out (page.loser_photo.MELD_ZOOM_OUT). Real, and in the rule: the
+  reader report had no close-up until stop 53, when a bisect found round 7 had lost half of them.
 - `../shared/datasets/riichi-standing-dev` (leomiurarobot, Roboflow Universe, CC BY 4.0): standing
   tiles of a print never trained on, as exported (640x640, stretched) and resized back to the
   camera's 16:9 (RIICHI_CAMERA_ASPECT; labels are normalised, so they follow). Measured only: nothing
@@ -53,10 +57,12 @@ from pathlib import Path
 os.environ.setdefault("YOLO_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # loser_melds_report: the meld close-ups
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.read.boxes import elongation  # noqa: E402
 from vision.read.detect import TileModel, load_model  # noqa: E402
 from vision.read.imageio import load_image  # noqa: E402
@@ -235,6 +241,9 @@ def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
         SetReading("real val, a hand in a row", True, [im for im in ordinary if in_a_row(im.gt_boxes)], conf),
         SetReading("real val, stretched", True, exports, conf),
     ]
+    closeups = meld_closeups(Path(args.real), model)
+    if closeups:
+        sets.append(SetReading("real val, meld close-ups", True, closeups, conf))
     riichi = Path(args.riichi)
     if (riichi / "data.yaml").is_file():
         yaml = riichi / "data.yaml"
@@ -248,6 +257,45 @@ def read_sets(model: TileModel, args: argparse.Namespace) -> list[SetReading]:
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         sets.append(SetReading("seat test (SYNTHETIC)", False, collect(seat / "data.yaml", model), conf))
     return sets
+
+
+def meld_closeups(real: Path, model: TileModel) -> list[ImageResult]:
+    """The real val photos' melds cut as a player photographs a loser's melds, close (benchmarks/
+    loser_melds_report.py: tiles 160 px high, filling most of the frame), read as the page reads
+    them: zoomed out on a canvas (page.loser_photo.MELD_ZOOM_OUT, PhotoPixels.zoomed_out), the
+    boxes mapped back. Why in the rule: round 7's detector lost half of these reads and no set
+    here showed it (models/MODEL_CARD.md, stop 53)."""
+    from loser_melds_report import meld_crops_with_tiles
+
+    from page.loser_photo import MELD_ZOOM_OUT
+    from vision.read.detect import PhotoPixels, detect
+
+    out = []
+    for image in data.split_images(real, "val"):
+        label = data.label_path_for(image)
+        if not label.is_file():
+            continue
+        for k, (jpeg, _, tiles) in enumerate(meld_crops_with_tiles(image, label)):
+            pixels = PhotoPixels.decode(jpeg, model.det_imgsz)
+            canvas, (left, top) = pixels.zoomed_out(MELD_ZOOM_OUT)
+            dets = detect(canvas, conf=0.001, model=model)
+            boxes = np.array([d.xyxy for d in dets], dtype=np.float64).reshape(-1, 4)
+            boxes = (boxes - [left, top, left, top]) * pixels.scale
+            out.append(
+                ImageResult(
+                    np.array([t[1:] for t in tiles], dtype=np.float64).reshape(-1, 4),
+                    np.array([CLASS_NAMES.index(t[0]) for t in tiles], dtype=int),
+                    boxes,
+                    np.array(
+                        [CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int
+                    ),
+                    np.array([d.conf for d in dets], dtype=np.float64),
+                    f"{image.name}#{k}",
+                    np.array([d.tile_conf for d in dets], dtype=np.float64),
+                    np.array([d.unsure for d in dets], dtype=bool),
+                )
+            )
+    return out
 
 
 def set_row(reader: str, s: SetReading) -> dict:
