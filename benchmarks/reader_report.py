@@ -268,7 +268,7 @@ def meld_closeups(real: Path, model: TileModel) -> list[ImageResult]:
     from loser_melds_report import meld_crops_with_tiles
 
     from page.loser_photo import MELD_ZOOM_OUT
-    from vision.read.detect import PhotoPixels, detect
+    from vision.read.detect import PhotoPixels, detect, off_canvas
 
     out = []
     for image in data.split_images(real, "val"):
@@ -277,10 +277,9 @@ def meld_closeups(real: Path, model: TileModel) -> list[ImageResult]:
             continue
         for k, (jpeg, _, tiles) in enumerate(meld_crops_with_tiles(image, label)):
             pixels = PhotoPixels.decode(jpeg, model.det_imgsz)
-            canvas, (left, top) = pixels.zoomed_out(MELD_ZOOM_OUT)
+            canvas, offset = pixels.zoomed_out(MELD_ZOOM_OUT)
             dets = detect(canvas, conf=0.001, model=model)
-            boxes = np.array([d.xyxy for d in dets], dtype=np.float64).reshape(-1, 4)
-            boxes = (boxes - [left, top, left, top]) * pixels.scale
+            boxes = off_canvas(np.array([d.xyxy for d in dets]), offset, pixels.scale, pixels.size)
             out.append(
                 ImageResult(
                     np.array([t[1:] for t in tiles], dtype=np.float64).reshape(-1, 4),

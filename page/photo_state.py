@@ -26,7 +26,7 @@ from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
 from page.roles import default_winning, roles_from_layout
 from page.words import Words
-from vision.read.detect import PhotoPixels
+from vision.read.detect import PhotoPixels, off_canvas
 from vision.read.imageio import ImageLoadError, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,9 +259,9 @@ def read_photo(
     photo.display, photo.display_scale = shown_picture(pixels)
     photo.size = pixels.size
     if zoom_out > 1 and detector is not None and detector.takes_pixels:
-        canvas, (left, top) = pixels.zoomed_out(zoom_out)
+        canvas, offset = pixels.zoomed_out(zoom_out)
         detect_into(photo, detector, canvas)
-        _back_from_canvas(photo, left, top, pixels.scale)
+        _back_from_canvas(photo, offset, pixels.scale)
     else:
         detect_into(photo, detector, pixels)
     if full:
@@ -269,19 +269,13 @@ def read_photo(
     return photo
 
 
-def _back_from_canvas(photo: Photo, left: int, top: int, scale: float) -> None:
+def _back_from_canvas(photo: Photo, offset: tuple[int, int], scale: float) -> None:
     """The boxes read on a zoomed-out canvas (PhotoPixels.zoomed_out) moved into the photo's own
-    full-size pixels, clipped to it."""
-    w, h = photo.size
-    for box in [*photo.boxes, *photo.maybe]:
-        if box.xyxy is not None:
-            x0, y0, x1, y1 = box.xyxy
-            box.xyxy = [
-                min(max((x0 - left) * scale, 0.0), w),
-                min(max((y0 - top) * scale, 0.0), h),
-                min(max((x1 - left) * scale, 0.0), w),
-                min(max((y1 - top) * scale, 0.0), h),
-            ]
+    full-size pixels, clipped to it (vision.read.detect.off_canvas)."""
+    boxes = [b for b in [*photo.boxes, *photo.maybe] if b.xyxy is not None]
+    moved = off_canvas(np.array([b.xyxy for b in boxes]), offset, scale, photo.size)
+    for box, xyxy in zip(boxes, moved, strict=True):
+        box.xyxy = [float(v) for v in xyxy]
 
 
 def _refusal(exc: Exception) -> Words:

@@ -119,6 +119,13 @@ class TileModel:
         return self.op.face_conf
 
     @property
+    def lowest_returned(self) -> float:
+        """The lowest tile confidence a box may be returned at: tile_conf, or OperatingPoint.
+        row_rescue's low bar where the reader rescues (the detector's floor and the flower gate's
+        questions both start there)."""
+        return min(self.tile_conf, self.op.row_rescue) if self.op.row_rescue > 0 else self.tile_conf
+
+    @property
     def two_stage(self) -> bool:
         """True when faces are read by the crop classifier."""
         return self.classifier is not None
@@ -289,6 +296,18 @@ def on_canvas(rgb: np.ndarray, factor: float) -> tuple[np.ndarray, tuple[int, in
     top, left = (ch - h) // 2, (cw - w) // 2
     canvas[top : top + h, left : left + w] = rgb
     return canvas, (left, top)
+
+
+def off_canvas(
+    boxes: np.ndarray, offset: tuple[float, float], scale: float, size: tuple[float, float]
+) -> np.ndarray:
+    """Boxes (xyxy) read on a canvas made by on_canvas, in the photo's own pixels: the photo's
+    `offset` on the canvas taken off, times `scale` (canvas pixels to the photo's), clipped to its
+    `size` (w, h). One mapping for the reader's zoomed view, the page and the report."""
+    b = (np.asarray(boxes, dtype=np.float64).reshape(-1, 4) - [*offset, *offset]) * scale
+    b[:, [0, 2]] = b[:, [0, 2]].clip(0, size[0])
+    b[:, [1, 3]] = b[:, [1, 3]].clip(0, size[1])
+    return b
 
 
 class PhotoPixels:
@@ -477,15 +496,14 @@ def _read_view(
 def _read_zoomed(
     tm: TileModel, mid: np.ndarray, mid_scale: float, size: tuple[int, int], floor: float
 ) -> _ViewReading:
-    """The photo read centred on a canvas 1 / OperatingPoint.zoom_view times its size (on_canvas);
-    boxes in original pixels (`size` = w, h), clipped to the photo. Faces are not read yet."""
-    canvas, (left, top) = on_canvas(mid, 1.0 / tm.op.zoom_view)
-    view, sx, sy = _detector_view(canvas, tm.det_imgsz)
-    boxes, det_conf, det_cls = _boxes_of(tm.detector, view, tm.det_imgsz, floor, tm.op.nms_iou)
-    boxes[:, [0, 2]] = ((boxes[:, [0, 2]] * sx - left) * mid_scale).clip(0, size[0])
-    boxes[:, [1, 3]] = ((boxes[:, [1, 3]] * sy - top) * mid_scale).clip(0, size[1])
-    inside = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])  # none on the canvas alone
-    return _ViewReading(boxes[inside], det_conf[inside], det_cls[inside], None)
+    """The photo read centred on a canvas 1 / OperatingPoint.zoom_view times its size (on_canvas)
+    as any view is read (_read_view); boxes in original pixels (`size` = w, h), clipped to the
+    photo, none left that lies on the canvas alone. Faces are not read yet."""
+    canvas, offset = on_canvas(mid, 1.0 / tm.op.zoom_view)
+    read = _read_view(tm, canvas, 1.0, (canvas.shape[1], canvas.shape[0]), (1, 1), floor)
+    boxes = off_canvas(read.boxes, offset, mid_scale, size)
+    inside = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
+    return replace(read, boxes=boxes[inside], det_conf=read.det_conf[inside], det_cls=read.det_cls[inside])
 
 
 def looks_close(tm: TileModel, reading: _ViewReading, size: tuple[int, int]) -> bool:
@@ -551,8 +569,7 @@ def _gate_where_returnable(tm: TileModel, reading: _ViewReading, crops: np.ndarr
     (models/MODEL_CARD.md, stop 52); a flower under the point may be offered as maybe missed, as
     every reader before the gate returned it."""
     tile, face = tile_and_face(reading)
-    floor = min(tm.tile_conf, tm.op.row_rescue) if tm.op.row_rescue > 0 else tm.tile_conf
-    asked = np.flatnonzero((tile >= floor) & (face.max(1) < tm.op.flower_gate_below))
+    asked = np.flatnonzero((tile >= tm.lowest_returned) & (face.max(1) < tm.op.flower_gate_below))
     gate = np.zeros(len(tile))
     if len(asked):
         gate[asked] = flower_probability(tm.flower_gate, crops[asked])
@@ -831,7 +848,7 @@ def detect(
         raise ValueError("image array must be H x W x 3 uint8 RGB")
     # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed,
     # nor under the row rescue's (a box under the point that may still be returned, see _decide).
-    floor = max(min(threshold, tm.conf, tm.tile_conf, tm.op.row_rescue or 1.0), 0.001)
+    floor = max(min(threshold, tm.conf, tm.lowest_returned), 0.001)
     reading = _best_reading(tm, pixels, floor, aspect_views)
     if len(reading.boxes) == 0:
         return []

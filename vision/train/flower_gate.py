@@ -39,6 +39,7 @@ from vision.train.crops import (
     classifier_probabilities,
     listed_crops_by_photo,
 )
+from vision.train.new_outputs import lowest_bar
 
 #: The hand-checked flowers of the real set's train photos (stop 51), which the gate learns from.
 DEFAULT_LISTING = _env.REPO_ROOT / "datasets" / "flowers" / "chinese-mahjong-v4-train.json"
@@ -53,8 +54,6 @@ HELD_SHARE = 0.2
 TILE_BUDGET = 1 / 2000
 #: The values of OperatingPoint.flower_gate_below that asked_below tries, lowest first.
 ASK_BELOW = (0.9, 0.95, 0.98, 0.99, 1.0)
-#: The bars gate_bar tries, lowest first.
-BARS = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
 
 
 @dataclass
@@ -89,13 +88,13 @@ def held_photos(photos: int, seed: int, share: float = HELD_SHARE) -> np.ndarray
 
 
 def gate_bar(tile_scores: np.ndarray, budget: float = TILE_BUDGET) -> float:
-    """The lowest of BARS at which at most `budget` of the held-out tiles read as flowers; 1.0 (no
-    box is ever a flower) when none is."""
-    allowed = budget * len(tile_scores)
-    for bar in BARS:
-        if (tile_scores >= bar).sum() <= allowed:
-            return bar
-    return 1.0
+    """The lowest bar from 0.5 (the gate's argmax) up in steps of 0.01 at which at most `budget` of
+    the held-out tiles read as flowers; 1.0 (no box is ever a flower) when none is."""
+
+    def share_at(bar: float) -> float:
+        return float((tile_scores >= bar).mean()) if len(tile_scores) else 0.0
+
+    return lowest_bar(share_at, budget, start=0.5, step=0.01)
 
 
 def asked_below(flower_faces: np.ndarray, flower_scores: np.ndarray, bar: float) -> float:

@@ -70,7 +70,7 @@ def flower_bar(probs: np.ndarray, y: np.ndarray, share: float = FLOWER_VETO_SHAR
     set where the classifier's own tiles stay tiles, never on a set that is reported."""
     tiles = probs[y < NUM_CLASSES]
     flower, face = tiles[:, FLOWER_ID], tiles[:, :NUM_CLASSES].max(1)
-    return _lowest_bar(lambda bar: np.mean((flower > face) & (flower >= bar)), share, start=0.0)
+    return lowest_bar(lambda bar: np.mean((flower > face) & (flower >= bar)), share, start=0.0)
 
 
 #: rescue_flower_bar's budget: at most this share of the train tile crops may be kept from the rescue.
@@ -85,13 +85,15 @@ def rescue_flower_bar(probs: np.ndarray, y: np.ndarray, share: float = RESCUE_FL
     being put back by the row rescue; a tile kept out by it is one the reader would have missed
     without the rescue anyway. Set on the train crops, never on a set that is reported."""
     flower = probs[y < NUM_CLASSES][:, FLOWER_ID]
-    return _lowest_bar(lambda bar: np.mean(flower >= bar), share, start=0.05)
+    return lowest_bar(lambda bar: np.mean(flower >= bar), share, start=0.05)
 
 
-def _lowest_bar(share_at: Callable[[float], float], share: float, start: float) -> float:
-    """The lowest bar from `start` up in steps of 0.05 at which `share_at(bar)`, the share of the
-    tile crops the bar would catch, is at most `share`; 1.0 (nothing caught) when none is."""
-    for bar in np.round(np.arange(start, 1.0, 0.05), 2):
+def lowest_bar(share_at: Callable[[float], float], share: float, start: float, step: float = 0.05) -> float:
+    """The lowest bar from `start` up in steps of `step` (under 1) at which `share_at(bar)`, the
+    share of the tile crops the bar would catch, is at most `share`; 1.0 (nothing caught) when
+    none is. One search for every bar chosen on crops (flower_bar, rescue_flower_bar, the flower
+    gate's gate_bar)."""
+    for bar in np.round(np.arange(start, 1.0 - step / 2, step), 2):
         if share_at(float(bar)) <= share:
             return float(bar)
     return 1.0
