@@ -176,11 +176,11 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
     from vision.read.detect import DEFAULT_MODEL
     from vision.read.manifest import ModelFileError
     from vision.train.crops import ListingError
-    from vision.train.data import REAL_DATASET
+    from vision.train.data import REAL_DATASET, split_images
     from vision.train.flower_gate import DEFAULT_LISTING, make_gated_model
 
     source = Path(args.data) if args.data else REAL_DATASET
-    if not (source / "train").is_dir():
+    if not split_images(source, "train"):  # a folder or its data.yaml, as every other command
         _err(f"no train split in {source}: the gate learns from its labelled train photos")
         return 2
     try:
