@@ -42,8 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from page.scorebook import ScorebookError, SqliteFile, in_words, write_transaction
+from page.scorebook import ScorebookError, SqliteFile, in_words
 from page.words import Words
+from page.write_turn import switch_to_wal, write_transaction
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class HandStore(SqliteFile):
             have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if have >= _TABLES:
                 return  # only read: a read-only file still loads its hand
-            con.execute("PRAGMA journal_mode=WAL")
+            switch_to_wal(con)
             with write_transaction(con):
                 for statement in _SCHEMA:
                     con.execute(statement)

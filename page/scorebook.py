@@ -11,8 +11,8 @@ where the data folder is env `MAHJONG_DATA_DIR`, else `datasets/` in the reposit
 
 Two browser tabs (or two server processes) may write at once: the file is in WAL mode, every write is
 one `BEGIN IMMEDIATE` transaction (the hand number is read and written under the same lock) and the
-second writer waits instead of failing: for as long as the other writers keep finishing, and up to a
-busy timeout when nothing moves (`begin_write`). Each call opens its own short-lived
+second writer waits its turn instead of failing (`page.write_turn`: a waiting writer is let in, and
+the wait ends only on a lock that nothing moves). Each call opens its own short-lived
 connection, so a `Scorebook` object is safe to share between Streamlit sessions and threads.
 
 The dealer: 连庄 when the dealer wins or the hand is drawn (黄庄), otherwise the deal passes to the
@@ -61,7 +61,6 @@ import json
 import os
 import shutil
 import sqlite3
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -69,6 +68,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from page.words import Words, no_bidi
+from page.write_turn import switch_to_wal, write_transaction
 from rules.hand import SEATS
 from rules.names import WIN_BY_ZH, seat_name
 from rules.presets import PRESET_SHORT, PRESETS
@@ -375,69 +375,6 @@ def _open(path: Path, busy_s: float, immutable: bool) -> sqlite3.Connection:
     return con
 
 
-POLL_MS = 200
-"""How long one try for the write lock waits inside SQLite before `begin_write` looks for progress."""
-PATIENCE = 4
-"""A writer waits at most this many times its busy time in all, however busy the others are."""
-
-
-def _data_version(con: sqlite3.Connection) -> int | None:
-    """SQLite's count of commits by other connections (None where even that cannot be read now)."""
-    try:
-        return int(con.execute("PRAGMA data_version").fetchall()[0][0])
-    except sqlite3.OperationalError:
-        return None
-
-
-def begin_write(con: sqlite3.Connection) -> None:
-    """BEGIN IMMEDIATE, waiting for the write lock as long as the other writers keep finishing.
-
-    Why not SQLite's own busy wait alone: it is not fair. A writer that commits and begins again at
-    once can take the lock back before a waiting one polls, so on a slow disk a phone ran out its
-    15 s while another wrote hand after hand (CI at fc73d03). Here the busy time is how long the lock
-    may stay with no other write finished: a lock held that long is stuck and the writer says so;
-    one whose holders keep committing is only busy, and the wait goes on, to PATIENCE times the
-    busy time at most. The connection's busy time (`PRAGMA busy_timeout`) is the one it was made
-    with, so every caller keeps its own."""
-    busy_ms = int(con.execute("PRAGMA busy_timeout").fetchall()[0][0])
-    if busy_ms <= POLL_MS:
-        con.execute("BEGIN IMMEDIATE")
-        return
-    busy_s = busy_ms / 1000
-    start = progress_at = time.monotonic()
-    version = _data_version(con)
-    con.execute(f"PRAGMA busy_timeout={POLL_MS}")
-    try:
-        while True:
-            try:
-                con.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF not in _LOCKED_CODES:
-                    raise
-                now, seen = time.monotonic(), _data_version(con)
-                if seen is not None and seen != version:
-                    version, progress_at = seen, now
-                if now - progress_at >= busy_s or now - start >= PATIENCE * busy_s:
-                    raise
-    finally:
-        con.execute(f"PRAGMA busy_timeout={busy_ms}")
-
-
-@contextlib.contextmanager
-def write_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction, taken with the write lock at once so reads inside it stay true."""
-    begin_write(con)
-    try:
-        yield con
-    except BaseException:
-        if con.in_transaction:
-            with contextlib.suppress(sqlite3.Error):  # the error being raised says more
-                con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
-
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS evenings (
     id INTEGER PRIMARY KEY,
@@ -575,7 +512,7 @@ class Scorebook(SqliteFile):
             if set(_TABLES) <= have and version == SCHEMA_VERSION and mode == "wal":
                 return
             try:
-                con.execute("PRAGMA journal_mode=WAL")
+                switch_to_wal(con)
                 with write_transaction(con):
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():

@@ -20,6 +20,7 @@ import pytest
 
 import rules
 from page import scorebook as sb
+from page import write_turn as wt
 from page.scorebook import Scorebook, ScorebookError
 from rules.preset_model import DealerRule
 
@@ -307,7 +308,7 @@ def _writer(path: str, tag: str, n: int, start, errors) -> None:
             if i % 7 == 3:
                 book.standing()
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which fails the test
-        errors.put(f"{tag}: {type(exc).__name__}: {exc}")
+        errors.put(f"{tag}: {type(exc).__name__}: {exc} (from {exc.__cause__!r})")
 
 
 @pytest.mark.slow
@@ -380,7 +381,7 @@ def test_a_writer_waits_for_as_long_as_the_other_keeps_finishing(tmp_path):
         rec = book.record_draw()  # past its 1 s busy time, but the other writer kept committing
         waited = time.monotonic() - t0
     assert rec.number == 1 and book.standing().hands == 1
-    assert waited < sb.PATIENCE * 1.0
+    assert waited < wt.PATIENCE * 1.0
 
 
 def _refused_beside_a_held_lock(book: Scorebook) -> tuple[ScorebookError, float]:
@@ -404,10 +405,10 @@ def test_a_writer_beside_one_that_never_lets_go_ends_in_words(tmp_path, monkeypa
     book = Scorebook(tmp_path / "book.sqlite", busy_s=0.5)
     book.ensure_evening(preset="liaoyang")
     commits = itertools.count()
-    monkeypatch.setattr(sb, "_data_version", lambda con: next(commits))
+    monkeypatch.setattr(wt, "_data_version", lambda con: next(commits))
     err, waited = _refused_beside_a_held_lock(book)
     assert err.kind == "locked" and "请再试一次" in err.words.zh
-    assert sb.PATIENCE * 0.5 <= waited < sb.PATIENCE * 0.5 + 1.0
+    assert wt.PATIENCE * 0.5 <= waited < wt.PATIENCE * 0.5 + 1.0
 
 
 def test_a_lock_held_with_nothing_finishing_ends_after_the_busy_time(tmp_path):
@@ -415,5 +416,5 @@ def test_a_lock_held_with_nothing_finishing_ends_after_the_busy_time(tmp_path):
     book.ensure_evening(preset="liaoyang")
     err, waited = _refused_beside_a_held_lock(book)
     assert err.kind == "locked"
-    assert 0.5 <= waited < 0.6 * sb.PATIENCE  # the busy time, not the longer wait for a busy lock
+    assert 0.5 <= waited < 0.6 * wt.PATIENCE  # the busy time, not the longer wait for a busy lock
     assert book.record_draw().number == 1
