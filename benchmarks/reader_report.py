@@ -63,6 +63,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.classes import CLASS_NAMES  # noqa: E402
+from vision.labels import fixes as label_fixes  # noqa: E402
 from vision.read.boxes import elongation  # noqa: E402
 from vision.read.detect import TileModel, load_model  # noqa: E402
 from vision.read.imageio import load_image  # noqa: E402
@@ -360,6 +361,12 @@ def main() -> int:
     ap.add_argument("--no-seat-test", action="store_true", help="real sets only")
     ap.add_argument("--out", default=None, help="also write the rows and findings as JSON here")
     ap.add_argument(
+        "--as-labelled",
+        action="store_true",
+        help="judge on the labels exactly as the dataset has them, without the reviewed fixes of "
+        "datasets/label_fixes.json (vision/labels/fixes.py)",
+    )
+    ap.add_argument(
         "--base",
         default="shipped",
         metavar="NAME",
@@ -367,6 +374,8 @@ def main() -> int:
         "reader); e.g. a candidate that would ship, to judge a change made on top of it",
     )
     args = ap.parse_args()
+    if args.as_labelled:  # before any label is read, the split by group included
+        os.environ[label_fixes.ENV_OFF] = "0"
     if args.without_group:
         try:
             args.real = str(without_group(args.without_group, Path(args.real)))
@@ -400,11 +409,16 @@ def main() -> int:
         if name not in (base, "shipped")
     }
 
-    print(" · ".join(f"{name}: {path}" for name, path in readers) + "\n")
+    print(" · ".join(f"{name}: {path}" for name, path in readers))
+    n_fixes = sum(len(v) for v in label_fixes.load().values())
+    print(
+        f"labels: {'as the dataset has them' if args.as_labelled else f'{n_fixes} reviewed fixes applied'}\n"
+    )
     print_tables(rows, verdicts)
     if args.out:
         doc = {
             "readers": {name: str(path) for name, path in readers},
+            "labels": "as labelled" if args.as_labelled else f"{n_fixes} reviewed fixes",
             "rows": rows,
             "verdicts": {
                 n: {"ships": s, "findings": [f.__dict__ for f in fs]}

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import NUM_CLASSES
+from vision.labels import fixes
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,13 @@ def read_labels(path: Path) -> list[Box]:
     """Read a YOLO label file; polygon rows (segment exports) become their bounding box.
 
     A missing file means "no objects" (ultralytics' convention for negatives). Non-finite numbers
-    (`nan`, `inf`) are malformed rows: one would poison a training run's loss.
+    (`nan`, `inf`) are malformed rows: one would poison a training run's loss. A read-only
+    dataset's reviewed slips are corrected as the rows are read (`vision.labels.fixes`), so every
+    reader of the labels sees the same rows.
     """
-    boxes: list[Box] = []
+    rows: list[tuple[int, tuple[float, float, float, float]]] = []
     if not path.is_file():
-        return boxes
+        return []
     for line in path.read_text().splitlines():
         parts = line.split()
         if not parts:
@@ -66,8 +69,8 @@ def read_labels(path: Path) -> list[Box]:
             raise ValueError(f"{path}: non-finite number in label row {line!r}")
         if not 0 <= cls < NUM_CLASSES:
             raise ValueError(f"{path}: class {cls} outside 0..{NUM_CLASSES - 1}")
-        boxes.append(Box(cls, cx, cy, w, h))
-    return boxes
+        rows.append((cls, (cx, cy, w, h)))
+    return [Box(cls, *xywh) for cls, xywh in fixes.corrected(path, rows)]
 
 
 def label_path_for(image: Path) -> Path:
