@@ -1,4 +1,5 @@
-"""Command line: `python -m vision {detect,train,evaluate,adapt,average,export-onnx,synth,labels}`.
+"""Command line: `python -m vision {detect,train,evaluate,adapt,average,export-onnx,synth,labels,
+label-audit,flower-gate}`.
 
 Errors are reported as one clear line on stderr, never a traceback: the CLI is used by people
 checking photos and by scripts that read its JSON lines.
@@ -216,6 +217,32 @@ def cmd_average(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_label_audit(args: argparse.Namespace) -> int:
+    """Lay out where a reader and a set's labels disagree, for a person to look at (vision.labels.audit)."""
+    from vision.labels.audit import audit
+    from vision.read.detect import load_model
+
+    if not Path(args.data).exists():
+        _err(f"no such dataset: {args.data}")
+        return 2
+    try:
+        model = load_model(args.model)
+    except (OSError, ValueError) as exc:
+        _err(f"the reader cannot be loaded: {exc}")
+        return 2
+    found = _guarded(
+        lambda: _audit_and_say(audit, Path(args.data), model, Path(args.out), args.split), "audit"
+    )
+    return found
+
+
+def _audit_and_say(audit: Callable, data: Path, model: object, out: Path, split: str) -> int:
+    path, sheets = audit(data, model, out, split)
+    n = len(json.loads(path.read_text(encoding="utf-8"))["disagreements"])
+    print(f"{n} labelled boxes to look at: {path} and {len(sheets)} sheet(s) in {out}", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (without `synth`, whose arguments belong to the generator)."""
     parser = argparse.ArgumentParser(prog="python -m vision", description="Mahjong tile vision tools.")
@@ -296,6 +323,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--lr", type=float, default=2e-3)
 
+    la = sub.add_parser(
+        "label-audit",
+        help="lay out where a reader and a set's labels disagree, for a person to look at "
+        "(fixes go into datasets/label_fixes.json)",
+    )
+    la.add_argument("--data", required=True, help="data.yaml or dataset folder")
+    la.add_argument("--model", default=None, help="model.json (default: the shipped model)")
+    la.add_argument("--split", default="val")
+    la.add_argument("--out", required=True, help="folder for disagreements.json and the contact sheets")
+
     t = sub.add_parser(
         "train", help="train the tile model (models/MODEL_CARD.md: the commands behind the shipped one)"
     )
@@ -321,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         "export-onnx": cmd_export_onnx,
         "average": cmd_average,
         "flower-gate": cmd_flower_gate,
+        "label-audit": cmd_label_audit,
     }
     return handlers[args.command](args)
 
