@@ -29,7 +29,7 @@ from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, OperatingPoint
-from vision.read.row_rescue import cut_by_frame, rescued
+from vision.read.row_rescue import cut_by_frame, rescued, too_big_for_a_cut_tile
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import (
     CROP_W,
@@ -780,7 +780,9 @@ def _decide(
     model's sure tiles (tile_conf >= its operating point), so the suppression does not depend on the
     `threshold` a caller asks for. With OperatingPoint.row_rescue, a box under the point that
     continues a row of the kept tiles counts as sure, at the point (_rescued; `size`: the photo's
-    width and height in the boxes' pixels, for OperatingPoint.rescue_uncut)."""
+    width and height in the boxes' pixels, for OperatingPoint.rescue_uncut and cut_bigger). With
+    OperatingPoint.cut_bigger, in a photo that does not look distorted, a returned box the frame
+    cuts that is bigger than the whole ones is dropped, as a span box is."""
     tile, face = tile_and_face(reading)
     sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     keep = np.ones(len(tile), dtype=bool)
@@ -792,6 +794,9 @@ def _decide(
         back = _rescued(tm, reading, tile, face, kept, size)
         tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
+    if tm.op.cut_bigger > 0 and size is not None and reading.flowers:  # not where tiles span the frame
+        returned = np.flatnonzero(keep & (tile >= tm.tile_conf))
+        keep[returned[too_big_for_a_cut_tile(reading.boxes[returned], size, tm.op.cut_bigger)]] = False
     detections: list[Detection] = []
     for i in sure:
         if not keep[i] or tile[i] < threshold:

@@ -89,6 +89,15 @@ class OperatingPoint:
     #: by chance, and the rescue let back boxes across two tiles there, read with a wrong face; a
     #: row is three tiles or more (models/MODEL_CARD.md, stop 53).
     rescue_three: float = 0.0
+    #: Above 0: in a photo that does not look distorted (as `rescue_uncut`), a box the frame cuts
+    #: (an edge within 1 % of the photo's side from its border) whose long side is at least
+    #: (1 + this) times the median long side of the returned boxes the frame does not cut (three at
+    #: least) is not returned, at any point. 0.0: returned as any box (every model.json before it).
+    #: Why: part of a tile is never bigger than the whole tiles beside it, and what the frame cuts
+    #: at a table is mostly clutter: book spines on a shelf above the tiles, read surely as tiles,
+    #: were most of the wrong boxes on an unseen print's standing tiles (models/MODEL_CARD.md, stop
+    #: 54; vision.read.row_rescue.too_big_for_a_cut_tile). A stretched export's tiles span its frame.
+    cut_bigger: float = 0.0
     #: With `row_rescue` and a classifier that has a `flower` output, above 0: a doubted box is
     #: rescued (and carries the chain on) only if its flower output reads under this, in a photo
     #: that does not look distorted (as `flower_at_least`). 0.0: no such gate (every model.json

@@ -101,6 +101,26 @@ def cut_by_frame(boxes: np.ndarray, size: tuple[int, int], margin: float) -> np.
     return (b[:, 0] <= mx) | (b[:, 1] <= my) | (b[:, 2] >= w - mx) | (b[:, 3] >= h - my)
 
 
+#: What "the frame cuts it" means for OperatingPoint.cut_bigger: an edge within this share of the
+#: photo's side from its border (the value stop 53 declared for rescue_uncut).
+CUT_MARGIN = 0.01
+#: Whole boxes needed before a cut box is compared with them: fewer say nothing about a tile's size.
+MIN_WHOLE = 3
+
+
+def too_big_for_a_cut_tile(boxes: np.ndarray, size: tuple[int, int], bigger: float) -> np.ndarray:
+    """Bool per box: the frame cuts it (CUT_MARGIN) and its long side is at least (1 + `bigger`)
+    times the median long side of the boxes the frame does not cut (at least MIN_WHOLE of them).
+    Part of a tile is never bigger than a whole one; a book on the shelf the frame cuts is."""
+    b = as_boxes(boxes)
+    out = np.zeros(len(b), dtype=bool)
+    cut = cut_by_frame(b, size, CUT_MARGIN)
+    if bigger <= 0 or int((~cut).sum()) < MIN_WHOLE:
+        return out
+    long_side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    return cut & (long_side >= (1.0 + bigger) * float(np.median(long_side[~cut])))
+
+
 def rescued(
     boxes: np.ndarray,
     tile_conf: np.ndarray,
