@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from page.words import Words, no_bidi
-from page.write_turn import switch_to_wal, write_transaction
+from page.write_turn import WAITED, switch_to_wal, write_transaction
 from rules.hand import SEATS
 from rules.names import WIN_BY_ZH, seat_name
 from rules.presets import PRESET_SHORT, PRESETS
@@ -308,8 +308,8 @@ def fault_words(kind: str, path: Path, detail: str, busy_s: float = BUSY_TIMEOUT
         )
     if kind == "locked":
         return Words(
-            f"记分本正被别的程序占用，等了 {busy_s:g} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
-            f"The scorebook is busy in another program; waited {busy_s:g} s ({path}); "
+            f"记分本正被别的程序占用，等了 {busy_s:.0f} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
+            f"The scorebook is busy in another program; waited {busy_s:.0f} s ({path}); "
             "this hand still scores — try again",
         )
     return Words(
@@ -319,9 +319,11 @@ def fault_words(kind: str, path: Path, detail: str, busy_s: float = BUSY_TIMEOUT
 
 
 def file_fault(exc: BaseException, path: Path, busy_s: float = BUSY_TIMEOUT_S) -> ScorebookError:
-    """`exc` (from sqlite3, the OS or a stored row) as a ScorebookError the page can show."""
+    """`exc` (from sqlite3, the OS or a stored row) as a ScorebookError the page can show. A wait for
+    the write lock says how long it really waited (`page.write_turn.WAITED`), not the busy time."""
     kind = fault_kind(exc, path)
-    return ScorebookError(fault_words(kind, path, str(exc), busy_s), kind)
+    waited = getattr(exc, WAITED, None)
+    return ScorebookError(fault_words(kind, path, str(exc), busy_s if waited is None else waited), kind)
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])

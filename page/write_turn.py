@@ -35,6 +35,8 @@ TURN_SUFFIX = "-turn"
 STALE_S = 4 * POLL_MS / 1000
 """A waiter's name not refreshed for this long was left by one that gave up or died."""
 YIELD_POLL_S = 0.01
+WAITED = "waited_s"
+"""The attribute a lock error from `begin_write` or `switch_to_wal` carries: seconds it waited."""
 _LOCKED_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 
 
@@ -121,6 +123,7 @@ def begin_write(con: sqlite3.Connection) -> None:
                 if seen is not None and seen != version:
                     version, progress_at = seen, now
                 if now - progress_at >= busy_s or now - start >= PATIENCE * busy_s:
+                    setattr(exc, WAITED, now - start)
                     raise
     finally:
         turn.leave()
@@ -141,6 +144,8 @@ def switch_to_wal(con: sqlite3.Connection) -> None:
         except sqlite3.OperationalError as exc:
             locked = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _LOCKED_CODES
             if not locked or time.monotonic() >= end:
+                if locked:
+                    setattr(exc, WAITED, busy_s)
                 raise
         time.sleep(YIELD_POLL_S)
 
