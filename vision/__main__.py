@@ -75,13 +75,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _missing_data(data: str) -> bool:
+    """Say so where a --data path does not exist (the command then exits 2)."""
+    if Path(data).exists():
+        return False
+    _err(f"no such dataset: {data}")
+    return True
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Print the evaluation report of a model on a labelled set."""
     from vision.read.detect import load_model
     from vision.train.evaluate import evaluate, format_report, report_json
 
-    if not Path(args.data).exists():
-        _err(f"no such dataset: {args.data}")
+    if _missing_data(args.data):
         return 2
     try:
         model = load_model(args.model)
@@ -222,25 +229,16 @@ def cmd_label_audit(args: argparse.Namespace) -> int:
     from vision.labels.audit import audit
     from vision.read.detect import load_model
 
-    if not Path(args.data).exists():
-        _err(f"no such dataset: {args.data}")
+    if _missing_data(args.data):
         return 2
-    try:
-        model = load_model(args.model)
-    except (OSError, ValueError) as exc:
-        _err(f"the reader cannot be loaded: {exc}")
-        return 2
-    found = _guarded(
-        lambda: _audit_and_say(audit, Path(args.data), model, Path(args.out), args.split), "audit"
-    )
-    return found
 
+    def run() -> int:
+        path, sheets = audit(Path(args.data), load_model(args.model), Path(args.out), args.split)
+        n = len(json.loads(path.read_text(encoding="utf-8"))["disagreements"])
+        print(f"{n} labelled boxes to look at: {path} and {len(sheets)} sheet(s) in {args.out}", flush=True)
+        return 0
 
-def _audit_and_say(audit: Callable, data: Path, model: object, out: Path, split: str) -> int:
-    path, sheets = audit(data, model, out, split)
-    n = len(json.loads(path.read_text(encoding="utf-8"))["disagreements"])
-    print(f"{n} labelled boxes to look at: {path} and {len(sheets)} sheet(s) in {out}", flush=True)
-    return 0
+    return _guarded(run, "audit")
 
 
 def build_parser() -> argparse.ArgumentParser:
