@@ -307,6 +307,7 @@ def fault_words(kind: str, path: Path, detail: str, busy_s: float = BUSY_TIMEOUT
             "free some space and record it again",
         )
     if kind == "locked":
+        busy_s = max(1.0, busy_s)  # "waited 0 s" reads as no wait at all
         return Words(
             f"记分本正被别的程序占用，等了 {busy_s:.0f} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
             f"The scorebook is busy in another program; waited {busy_s:.0f} s ({path}); "
