@@ -307,7 +307,21 @@ def set_row(reader: str, s: SetReading) -> dict:
     row["map50"] = float(mean_ap(s.images))
     row.update(point(pp))
     row["sd"] = {m: float(boot[m].std()) for m in (*RULE_METRICS, *INFO_METRICS)}
+    row["errors"] = error_counts(pp)
     return row
+
+
+def error_counts(per_photo: np.ndarray) -> dict[str, int]:
+    """What stands between a set and every photo fully right, in tiles: labelled tiles no box
+    covers, boxes on no labelled tile, boxes on a tile with the wrong face; and the photos that
+    are not fully right. Where a reader's errors are is where the next change should look."""
+    n_gt, n_pred, boxed, right, full = per_photo.sum(axis=0) if len(per_photo) else np.zeros(5)
+    return {
+        "missed": int(n_gt - boxed),
+        "extra": int(n_pred - boxed),
+        "wrong_face": int(boxed - right),
+        "photos_not_right": int(len(per_photo) - full),
+    }
 
 
 def print_tables(rows: list[dict], verdicts: dict[tuple[str, str], tuple[bool, list[Finding]]]) -> None:
@@ -321,6 +335,15 @@ def print_tables(rows: list[dict], verdicts: dict[tuple[str, str], tuple[bool, l
             f"| {r['set']} | {r['reader']} (tile_conf {r['tile_conf']}) | {r['images']} | "
             + " | ".join(cells)
             + " |"
+        )
+    print("\nErrors at the point, in tiles (photos not fully right):")
+    print("| set | reader | missed | extra boxes | wrong faces | photos |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        e = r["errors"]
+        print(
+            f"| {r['set']} | {r['reader']} | {e['missed']} | {e['extra']} | {e['wrong_face']} | "
+            f"{e['photos_not_right']} of {r['images']} |"
         )
     for (name, base), (ships, findings) in verdicts.items():
         if base == "shipped":

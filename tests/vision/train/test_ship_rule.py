@@ -78,3 +78,26 @@ def test_a_reader_that_cannot_load_stops_the_report_before_any_set_is_read(monke
         report.main()
     assert stop.value.code == 2
     assert "reader 'lost' cannot be loaded" in capsys.readouterr().err
+
+
+def test_the_errors_are_counted_by_kind():
+    """3 photos of 10 tiles: all right; 2 missed; one wrong face and one box on no tile."""
+    wrong = _photo(10)
+    wrong.pred_cls = wrong.pred_cls.copy()  # _photo's predictions share the labels' arrays
+    wrong.pred_cls[4] = 1
+    extra = _photo(10)
+    extra = ImageResult(
+        extra.gt_boxes,
+        extra.gt_cls,
+        np.vstack([extra.pred_boxes, [[500.0, 0, 515, 20]]]),
+        np.append(extra.pred_cls, 0),
+        np.append(extra.pred_conf, 0.9),
+    )
+    s = report.SetReading("real", True, [_photo(10), _photo(8), wrong, extra], 0.5)
+    assert report.error_counts(s.per_photo()) == {
+        "missed": 2,
+        "extra": 1,
+        "wrong_face": 1,
+        "photos_not_right": 3,
+    }
+    assert report.set_row("shipped", s)["errors"]["photos_not_right"] == 3
