@@ -307,10 +307,10 @@ def fault_words(kind: str, path: Path, detail: str, busy_s: float = BUSY_TIMEOUT
             "free some space and record it again",
         )
     if kind == "locked":
-        busy_s = max(1.0, busy_s)  # "waited 0 s" reads as no wait at all
+        waited = f"{round(busy_s, 1):g}"  # 0.2, 15, 61.3: never "0" for a short wait
         return Words(
-            f"记分本正被别的程序占用，等了 {busy_s:.0f} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
-            f"The scorebook is busy in another program; waited {busy_s:.0f} s ({path}); "
+            f"记分本正被别的程序占用，等了 {waited} 秒还没轮到（{path}）；这一局照样能算分，请再试一次",
+            f"The scorebook is busy in another program; waited {waited} s ({path}); "
             "this hand still scores — try again",
         )
     return Words(

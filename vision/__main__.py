@@ -225,9 +225,9 @@ def cmd_average(args: argparse.Namespace) -> int:
 
 
 def cmd_label_audit(args: argparse.Namespace) -> int:
-    """Lay out where a reader and a set's labels disagree, for a person to look at (vision.labels.audit)."""
-    from vision.labels.audit import audit
+    """Lay out where a reader and a set's labels disagree, for a person to look at (vision.train.label_audit)."""
     from vision.read.detect import load_model
+    from vision.train.label_audit import audit
 
     if _missing_data(args.data):
         return 2

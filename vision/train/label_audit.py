@@ -28,6 +28,7 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.labels import fixes
+from vision.train.evaluate import _boxed, collect, iou_matrix
 
 #: Two labelled boxes overlapping this much (IoU) are one tile boxed twice.
 TWIN_IOU = 0.6
@@ -56,17 +57,9 @@ class Disagreement:
         return {"photo": self.stem, "row": self.row, "was": self.label, "now": now, "why": ""}
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    from vision.train.evaluate import iou_matrix
-
-    return iou_matrix(a, b)
-
-
 def disagreements(images: list, conf: float, fixed: dict[str, list] | None = None) -> list[Disagreement]:
     """Every labelled box of `images` (vision.train.evaluate.ImageResult) whose face the reader read
     otherwise at `conf`, missed, or that is boxed twice, in photo order."""
-    from vision.train.evaluate import _boxed
-
     fixed = fixed or {}
     out: list[Disagreement] = []
     for im in images:
@@ -75,14 +68,14 @@ def disagreements(images: list, conf: float, fixed: dict[str, list] | None = Non
         done = {f.row for f in fixed.get(stem, [])}
         read: dict[int, str] = {}
         boxed = _boxed(at, 0.5)
-        ious = _iou(at.pred_boxes, at.gt_boxes)
+        ious = iou_matrix(at.pred_boxes, at.gt_boxes)
         taken = np.zeros(len(at.gt_cls), dtype=bool)
         for i in np.argsort(-np.asarray(at.pred_conf), kind="stable"):
             if boxed[i]:
                 j = int(np.argmax(np.where(taken, -1.0, ious[i])))
                 taken[j] = True
                 read[j] = CLASS_NAMES[int(at.pred_cls[i])]
-        twins = _iou(at.gt_boxes, at.gt_boxes)
+        twins = iou_matrix(at.gt_boxes, at.gt_boxes)
         np.fill_diagonal(twins, 0.0)
         for j, cls in enumerate(np.asarray(at.gt_cls, dtype=int)):
             label, got = CLASS_NAMES[cls], read.get(j, "missed")
@@ -141,7 +134,6 @@ def audit(data_source: Path, model, out_dir: Path, split: str = "val") -> tuple[
     """Read `split` of a labelled set with `model` (labels as the dataset has them) and write
     `disagreements.json` and the contact sheets into `out_dir`."""
     from vision.read.imageio import load_image
-    from vision.train.evaluate import collect
 
     before = os.environ.get(fixes.ENV_OFF)
     os.environ[fixes.ENV_OFF] = "0"
