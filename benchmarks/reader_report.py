@@ -68,7 +68,14 @@ from vision.read.boxes import elongation  # noqa: E402
 from vision.read.detect import TileModel, load_model  # noqa: E402
 from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
-from vision.train.evaluate import ImageResult, all_tiles_right, collect, image_counts, mean_ap  # noqa: E402
+from vision.train.evaluate import (  # noqa: E402
+    ImageResult,
+    all_tiles_right,
+    collect,
+    detections_result,
+    image_counts,
+    mean_ap,
+)
 from vision.train.rows import in_a_row  # noqa: E402
 
 #: A photo whose labelled tiles are, at the median, longer than this many times their width was
@@ -281,20 +288,9 @@ def meld_closeups(real: Path, model: TileModel) -> list[ImageResult]:
             canvas, offset = pixels.zoomed_out(MELD_ZOOM_OUT)
             dets = detect(canvas, conf=0.001, model=model)
             boxes = off_canvas(np.array([d.xyxy for d in dets]), offset, pixels.scale, pixels.size)
-            out.append(
-                ImageResult(
-                    np.array([t[1:] for t in tiles], dtype=np.float64).reshape(-1, 4),
-                    np.array([CLASS_NAMES.index(t[0]) for t in tiles], dtype=int),
-                    boxes,
-                    np.array(
-                        [CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int
-                    ),
-                    np.array([d.conf for d in dets], dtype=np.float64),
-                    f"{image.name}#{k}",
-                    np.array([d.tile_conf for d in dets], dtype=np.float64),
-                    np.array([d.unsure for d in dets], dtype=bool),
-                )
-            )
+            gt_boxes = np.array([t[1:] for t in tiles], dtype=np.float64)
+            gt_cls = np.array([CLASS_NAMES.index(t[0]) for t in tiles], dtype=int)
+            out.append(detections_result(gt_boxes, gt_cls, dets, f"{image.name}#{k}", boxes))
     return out
 
 

@@ -14,9 +14,11 @@ is not applied and is logged: the list never changes a row it was not written fo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +67,20 @@ def parse(doc: object, source: str = "label fixes") -> dict[str, list[LabelFix]]
         )
         out.setdefault(photo, []).append(fix)
     return out
+
+
+@contextlib.contextmanager
+def turned_off() -> Iterator[None]:
+    """Labels read as the dataset has them inside the block (MAHJONG_LABEL_FIXES=0), as before it after."""
+    before = os.environ.get(ENV_OFF)
+    os.environ[ENV_OFF] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV_OFF, None)
+        else:
+            os.environ[ENV_OFF] = before
 
 
 _cache: dict[tuple[Path, float], dict[str, list[LabelFix]]] = {}

@@ -235,19 +235,30 @@ def confusions(images: Sequence[ImageResult], iou_thr: float = 0.5) -> Counter:
     for im in images:
         gt_cls = np.asarray(im.gt_cls, dtype=int)
         pred_cls = np.asarray(im.pred_cls, dtype=int)
-        agnostic = _boxed(im, iou_thr)
-        ious = iou_matrix(im.pred_boxes, im.gt_boxes)
-        taken = np.zeros(len(gt_cls), dtype=bool)
+        boxes = boxed_tile(im, iou_thr)
         for i in np.argsort(-np.asarray(im.pred_conf), kind="stable"):
-            if not agnostic[i]:
+            j = boxes[i]
+            if j < 0:
                 out[(EXTRA, CLASS_NAMES[pred_cls[i]])] += 1
-                continue
-            j = int(np.argmax(np.where(taken, -1.0, ious[i])))
-            taken[j] = True
-            if gt_cls[j] != pred_cls[i]:
+            elif gt_cls[j] != pred_cls[i]:
                 out[(CLASS_NAMES[gt_cls[j]], CLASS_NAMES[pred_cls[i]])] += 1
-        for j in np.where(~taken)[0]:
+        for j in sorted(set(range(len(gt_cls))) - set(boxes.tolist())):
             out[(CLASS_NAMES[gt_cls[j]], MISSED)] += 1
+    return out
+
+
+def boxed_tile(im: ImageResult, iou_thr: float = 0.5) -> np.ndarray:
+    """Per prediction: the labelled tile it boxes, whatever the face (class-agnostic matching, most
+    confident first, each tile at most once), or -1. One matching for the confusions and the
+    label audit (vision.train.label_audit)."""
+    agnostic = _boxed(im, iou_thr)
+    ious = iou_matrix(im.pred_boxes, im.gt_boxes)
+    taken = np.zeros(len(im.gt_cls), dtype=bool)
+    out = np.full(len(im.pred_cls), -1, dtype=int)
+    for i in np.argsort(-np.asarray(im.pred_conf), kind="stable"):
+        if agnostic[i]:
+            j = int(np.argmax(np.where(taken, -1.0, ious[i])))
+            taken[j], out[i] = True, j
     return out
 
 
@@ -362,19 +373,28 @@ def collect(
         h, w = rgb.shape[:2]
         boxes = data.read_labels(data.label_path_for(path))
         dets = detect(rgb, conf=low_conf, model=tm, aspect_views=aspect_views)
-        results.append(
-            ImageResult(
-                data.pixel_boxes(boxes, w, h),
-                np.array([b.cls for b in boxes], dtype=int),
-                np.array([d.xyxy for d in dets]).reshape(-1, 4),
-                np.array([CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int),
-                np.array([d.conf for d in dets], dtype=np.float64),
-                str(path),
-                np.array([d.tile_conf for d in dets], dtype=np.float64),
-                np.array([d.unsure for d in dets], dtype=bool),
-            )
-        )
+        gt_cls = np.array([b.cls for b in boxes], dtype=int)
+        results.append(detections_result(data.pixel_boxes(boxes, w, h), gt_cls, dets, str(path)))
     return results
+
+
+def detections_result(
+    gt_boxes: np.ndarray, gt_cls: np.ndarray, dets: Sequence, name: str, pred_boxes: np.ndarray | None = None
+) -> ImageResult:
+    """One photo's labels and a reader's detections (vision.read.detect.Detection) as an
+    ImageResult; `pred_boxes` where the boxes were moved after reading (a zoomed-out canvas's,
+    mapped back to the photo). One place for every set a report reads."""
+    boxes = np.array([d.xyxy for d in dets]).reshape(-1, 4) if pred_boxes is None else pred_boxes
+    return ImageResult(
+        np.asarray(gt_boxes, dtype=np.float64).reshape(-1, 4),
+        np.asarray(gt_cls, dtype=int),
+        boxes,
+        np.array([CLASS_NAMES.index(d.cls) if d.cls in CLASS_NAMES else 0 for d in dets], dtype=int),
+        np.array([d.conf for d in dets], dtype=np.float64),
+        name,
+        np.array([d.tile_conf for d in dets], dtype=np.float64),
+        np.array([d.unsure for d in dets], dtype=bool),
+    )
 
 
 def evaluate(

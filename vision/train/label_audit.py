@@ -18,7 +18,6 @@ disagreements already fixed are marked.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.labels import fixes
-from vision.train.evaluate import _boxed, collect, iou_matrix
+from vision.train.evaluate import boxed_tile, collect, iou_matrix
 
 #: Two labelled boxes overlapping this much (IoU) are one tile boxed twice.
 TWIN_IOU = 0.6
@@ -66,15 +65,9 @@ def disagreements(images: list, conf: float, fixed: dict[str, list] | None = Non
         at = im.above(conf)
         stem = Path(im.name).stem
         done = {f.row for f in fixed.get(stem, [])}
-        read: dict[int, str] = {}
-        boxed = _boxed(at, 0.5)
-        ious = iou_matrix(at.pred_boxes, at.gt_boxes)
-        taken = np.zeros(len(at.gt_cls), dtype=bool)
-        for i in np.argsort(-np.asarray(at.pred_conf), kind="stable"):
-            if boxed[i]:
-                j = int(np.argmax(np.where(taken, -1.0, ious[i])))
-                taken[j] = True
-                read[j] = CLASS_NAMES[int(at.pred_cls[i])]
+        read = {
+            int(j): CLASS_NAMES[int(c)] for j, c in zip(boxed_tile(at), at.pred_cls, strict=True) if j >= 0
+        }
         twins = iou_matrix(at.gt_boxes, at.gt_boxes)
         np.fill_diagonal(twins, 0.0)
         for j, cls in enumerate(np.asarray(at.gt_cls, dtype=int)):
@@ -135,15 +128,8 @@ def audit(data_source: Path, model, out_dir: Path, split: str = "val") -> tuple[
     `disagreements.json` and the contact sheets into `out_dir`."""
     from vision.read.imageio import load_image
 
-    before = os.environ.get(fixes.ENV_OFF)
-    os.environ[fixes.ENV_OFF] = "0"
-    try:
+    with fixes.turned_off():
         images = collect(Path(data_source), model, split)
-    finally:
-        if before is None:
-            os.environ.pop(fixes.ENV_OFF, None)
-        else:
-            os.environ[fixes.ENV_OFF] = before
     items = disagreements(images, model.tile_conf, fixes.load())
     sheets = contact_sheets(items, images, load_image, out_dir)
     doc = {

@@ -94,3 +94,10 @@ def test_the_shipped_fixes_still_match_the_rows_they_correct():
             assert int(rows[fix.row][0]) == fix.was, (stem, fix.row)
         dropped = sum(f.now is None for f in fixes_of_photo)
         assert len(read_labels(label)) == len(rows) - dropped
+
+
+def test_turned_off_reads_raw_inside_and_puts_the_setting_back(labels, monkeypatch):
+    monkeypatch.delenv(fixes.ENV_OFF, raising=False)
+    with fixes.turned_off():
+        assert [CLASS_NAMES[b.cls] for b in read_labels(labels)] == ["1m", "2m", "2m"]
+    assert [CLASS_NAMES[b.cls] for b in read_labels(labels)] == ["9m", "2m"]
