@@ -29,7 +29,7 @@ from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, OperatingPoint
-from vision.read.row_rescue import cut_by_frame, rescued, too_big_for_a_cut_tile
+from vision.read.row_rescue import alone_rescued, cut_by_frame, rescued, too_big_for_a_cut_tile
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import (
     CROP_W,
@@ -757,7 +757,9 @@ def _rescued(
     flower output (rescue_flower) or flower gate (rescue_gate) reads under their bars, and, with
     rescue_uncut and a known `size`, that the frame does not cut (rescue_three: in a line of
     three, rescue_gaps: in a gap of one); the flower and frame guards only
-    in a photo that does not look distorted, as every flower rule."""
+    in a photo that does not look distorted, as every flower rule. With rescue_alone, then also a
+    box in no row whose face reads at least that surely and whose size is the kept tiles'
+    (vision.read.row_rescue.alone_rescued), under the same guards."""
     op = tm.op
     may = tile
     if op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
@@ -770,7 +772,12 @@ def _rescued(
     if op.rescue_uncut > 0 and reading.flowers and size is not None:
         cut = cut_by_frame(reading.boxes, size, op.rescue_uncut)
     gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
-    return rescued(reading.boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
+    back = rescued(reading.boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
+    if op.rescue_alone > 0 and reading.flowers and face.shape[1]:
+        sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
+        among = op.rescue_alone_among > 0
+        back |= alone_rescued(reading.boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
+    return back
 
 
 def _decide(

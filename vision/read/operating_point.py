@@ -89,6 +89,17 @@ class OperatingPoint:
     #: by chance, and the rescue let back boxes across two tiles there, read with a wrong face; a
     #: row is three tiles or more (models/MODEL_CARD.md, stop 53).
     rescue_three: float = 0.0
+    #: With `row_rescue`, above 0: in a photo that does not look distorted, a doubted box (tile
+    #: confidence at least `row_rescue`) in no row is returned alone where its best face reads at
+    #: least this, the flower gate and the frame guards (`rescue_gate`, `rescue_uncut`) let it, and
+    #: it is the kept tiles' size (vision.read.row_rescue.alone_rescued). 0.0: never (every
+    #: model.json before it). Why: on an unseen print's standing tiles, set on the felt one by one,
+    #: and in a pile's tilted tiles, the tiles the detector doubts stand in no row; without a row to
+    #: vouch for a box, its face must (models/MODEL_CARD.md, stop 55).
+    rescue_alone: float = 0.0
+    #: With `rescue_alone`, above 0: a box is let back alone only where its centre lies within the
+    #: extent of the kept tiles the frame does not cut: among them, not beyond them (0.0: anywhere).
+    rescue_alone_among: float = 0.0
     #: Above 0: in a photo that does not look distorted (as `rescue_uncut`), a box the frame cuts
     #: (an edge within 1 % of the photo's side from its border) whose long side is at least
     #: (1 + this) times the median long side of the returned boxes the frame does not cut (three at

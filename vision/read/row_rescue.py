@@ -166,3 +166,53 @@ def rescued(
                 continue
             out[i] = kept[i] = anchors[i] = grew = True
     return out
+
+
+def _within(size: np.ndarray, typical: float) -> np.ndarray:
+    """Bool per value: within SAME_SIZE times `typical`, either way (one print at one distance)."""
+    big = np.maximum(size, typical)
+    return big <= SAME_SIZE * np.maximum(np.minimum(size, typical), 1e-9)
+
+
+def alone_rescued(
+    boxes: np.ndarray,
+    tile_conf: np.ndarray,
+    kept: np.ndarray,
+    low: float,
+    cut: np.ndarray | None = None,
+    among: bool = False,
+) -> np.ndarray:
+    """Bool per box: not kept, its tile confidence at least `low`, of the kept tiles' size (height
+    and width each within SAME_SIZE of the median of the kept boxes the frame does not cut, at least
+    MIN_WHOLE of them), the frame not cutting it (`cut`), and sharing little with any kept box.
+    With `among`, also its centre within the extent of those kept boxes.
+
+    Why: tiles laid on the felt one by one, or a pile's tilted tiles, stand in no row, so `rescued`
+    cannot let them back; the detector doubts them as it doubts a row's. Here the evidence is the
+    tile's own size beside the sure tiles, and the caller's `tile_conf` carries the face: a box is a
+    candidate only where the classifier reads its face surely (detect._rescued, rescue_alone).
+    Candidates surest first; each one let back blocks a second box on the same tile.
+    """
+    b = as_boxes(boxes)
+    conf = np.asarray(tile_conf, dtype=np.float64)
+    kept = np.asarray(kept, dtype=bool).copy()
+    uncut = ~np.asarray(cut, dtype=bool) if cut is not None else np.ones(len(b), dtype=bool)
+    out = np.zeros(len(b), dtype=bool)
+    whole = b[kept & uncut]
+    if len(whole) < MIN_WHOLE:
+        return out
+    height, width = b[:, 3] - b[:, 1], b[:, 2] - b[:, 0]
+    fits = _within(height, float(np.median(whole[:, 3] - whole[:, 1])))
+    fits &= _within(width, float(np.median(whole[:, 2] - whole[:, 0])))
+    if among:
+        cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
+        fits &= (cx >= whole[:, 0].min()) & (cx <= whole[:, 2].max())
+        fits &= (cy >= whole[:, 1].min()) & (cy <= whole[:, 3].max())
+    shares = overlap_share(b, b)
+    for i in np.argsort(-conf, kind="stable"):
+        if kept[i] or not uncut[i] or conf[i] < low or not fits[i]:
+            continue
+        if (shares[i, kept] > SHARES_KEPT).any():
+            continue
+        out[i] = kept[i] = True
+    return out

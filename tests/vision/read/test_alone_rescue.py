@@ -1,0 +1,108 @@
+"""A doubted box in no row is returned alone when it is the sure tiles' size and its face reads
+surely (vision.read.row_rescue.alone_rescued; OperatingPoint.rescue_alone in vision.read.detect)."""
+
+import numpy as np
+import pytest
+
+from tests.vision.read.test_learnt_detector import FakeDetector
+from vision.read import detect as reader
+from vision.read.operating_point import OperatingPoint
+from vision.read.row_rescue import alone_rescued
+
+SIZE = (400, 300)
+# Three sure tiles 30 x 40 px scattered on the felt, apart from each other (no row).
+SURE = [[40, 150, 70, 190], [120, 160, 150, 200], [200, 140, 230, 180]]
+LONE = [280, 150, 312, 192]  # a tile of their size, alone: let back
+SPINE = [300, 20, 330, 110]  # as wide, but 90 high: a book spine on the shelf, not a tile's size
+SMALL = [340, 160, 356, 180]  # half a tile's size: a tile far behind, or part of something
+CUT = [385, 150, 400, 190]  # the frame cuts it: its size is not known
+HALF_OF_SURE = [42, 152, 68, 188]  # a second box on a sure tile
+
+
+def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False):
+    conf = np.asarray(conf, float)
+    return alone_rescued(np.asarray(boxes, float), conf, conf >= point, low, cut=cut, among=among).tolist()
+
+
+def test_a_box_of_the_sure_tiles_size_comes_back_a_spine_or_a_small_box_does_not():
+    boxes = [*SURE, LONE, SPINE, SMALL]
+    assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.45, 0.5]) == [False] * 3 + [True, False, False]
+
+
+def test_under_the_low_bar_or_on_a_kept_tile_it_stays_out():
+    assert _alone([*SURE, LONE], [0.9, 0.9, 0.9, 0.2]) == [False] * 4
+    assert _alone([*SURE, HALF_OF_SURE], [0.9, 0.9, 0.9, 0.5]) == [False] * 4
+
+
+def test_two_boxes_on_one_tile_only_the_surer_comes_back():
+    twin = [282, 152, 311, 191]
+    assert _alone([*SURE, LONE, twin], [0.9, 0.9, 0.9, 0.3, 0.4]) == [False] * 4 + [True]
+
+
+def test_too_few_sure_tiles_say_nothing_of_a_tiles_size():
+    assert _alone([*SURE[:2], LONE], [0.9, 0.9, 0.4]) == [False] * 3
+
+
+def test_a_box_the_frame_cuts_is_not_let_back_nor_a_size_to_compare_with():
+    boxes = [*SURE, LONE, CUT]
+    cut = np.array([False, False, False, False, True])
+    assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4], cut=cut) == [False] * 3 + [True, False]
+    # the sure tiles left uncut are too few to know a tile's size
+    cut_sure = np.array([True, False, False, False, False])
+    assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4], cut=cut_sure) == [False] * 5
+
+
+def test_among_keeps_it_within_the_sure_tiles_extent():
+    inside = [160, 145, 190, 185]  # between the sure tiles
+    boxes = [*SURE, LONE, inside]
+    assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4]) == [False] * 3 + [True, True]
+    assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4], among=True) == [False] * 3 + [False, True]
+
+
+def _reading(face_of_lone: float, flowers: bool = True) -> reader._ViewReading:
+    """SURE read surely (detector 0.9, face 0.95), LONE and SPINE doubted (detector 0.4), LONE's face
+    read at `face_of_lone`, SPINE's at 0.99 (a classifier reads a spine's print surely)."""
+    boxes = [*SURE, LONE, SPINE]
+    faces = [0.95, 0.95, 0.95, face_of_lone, 0.99]
+    probs = np.zeros((len(boxes), reader.NUM_CLASSES + 1))
+    for i, p in enumerate(faces):
+        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
+        probs[i, i], probs[i, -1] = p, 0.0
+    det = np.array([0.9, 0.9, 0.9, 0.4, 0.4])
+    return reader._ViewReading(np.asarray(boxes, float), det, np.zeros(len(boxes)), probs, flowers=flowers)
+
+
+@pytest.mark.parametrize(
+    "alone, face, flowers, expected",
+    [
+        (0.0, 0.95, True, 3),  # off: the lone tile stays out, as in every model.json before it
+        (0.9, 0.95, True, 4),  # its face reads surely: back, at the operating point
+        (0.9, 0.8, True, 3),  # its face is read, but not surely enough to stand alone
+        (0.9, 0.95, False, 3),  # a photo that looks distorted: boxes' sizes say nothing
+    ],
+)
+def test_detect_lets_a_lone_tile_back_only_where_its_face_vouches_for_it(alone, face, flowers, expected):
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, row_rescue=0.25, rescue_face=0.5, rescue_alone=alone)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    found = reader._decide(tm, _reading(face, flowers), 0.55, size=SIZE)
+    assert len(found) == expected
+    assert all(d.xyxy[1] > 100 for d in found)  # never the spine, sure of its face as it is
+    if expected == 4:
+        lone = [d for d in found if d.xyxy[0] == LONE[0]]
+        assert [d.tile_conf for d in lone] == [pytest.approx(0.55)]
+
+
+def test_without_the_row_rescue_nothing_comes_back_alone():
+    op = OperatingPoint(conf=0.55, tile_conf=0.55, rescue_alone=0.9)
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    assert len(reader._decide(tm, _reading(0.95), 0.55, size=SIZE)) == 3
+
+
+def test_model_json_carries_it_and_older_ones_read_as_off():
+    assert OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5}).rescue_alone == 0.0
+    op = OperatingPoint.from_json(
+        {"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 0.9, "rescue_alone_among": 1}
+    )
+    assert (op.rescue_alone, op.rescue_alone_among) == (0.9, 1.0)
+    with pytest.raises(ValueError, match="rescue_alone"):
+        OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 2})
