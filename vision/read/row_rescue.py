@@ -32,14 +32,20 @@ GAP_ALONG, OVERLAP_ALONG = 0.5, 0.25
 SHARES_KEPT = 0.3
 
 
+def of_one_size(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """Bool, broadcast: `a` and `b` (lengths) within SAME_SIZE of each other, either way: one
+    print at one distance. What "the same size" means for the row rescue and the alone rescue."""
+    big = np.maximum(a, b)
+    return np.asarray(big <= SAME_SIZE * np.maximum(np.minimum(a, b), 1e-9))
+
+
 def _aligned(b: np.ndarray, along: int) -> np.ndarray:
     """M[i, j]: boxes i and j are of one size and on one line running along axis `along`
     (0: a row, x; 1: a column, y), however far apart along it."""
     across = 1 - along
     size = b[:, across + 2] - b[:, across]
-    big = np.maximum(size[:, None], size[None, :])
     small = np.maximum(np.minimum(size[:, None], size[None, :]), 1e-9)
-    same_size = big <= SAME_SIZE * small
+    same_size = of_one_size(size[:, None], size[None, :])
     shared = np.minimum(b[:, None, across + 2], b[None, :, across + 2]) - np.maximum(
         b[:, None, across], b[None, :, across]
     )
@@ -168,12 +174,6 @@ def rescued(
     return out
 
 
-def _within(size: np.ndarray, typical: float) -> np.ndarray:
-    """Bool per value: within SAME_SIZE times `typical`, either way (one print at one distance)."""
-    big = np.maximum(size, typical)
-    return big <= SAME_SIZE * np.maximum(np.minimum(size, typical), 1e-9)
-
-
 def alone_rescued(
     boxes: np.ndarray,
     tile_conf: np.ndarray,
@@ -202,8 +202,8 @@ def alone_rescued(
     if len(whole) < MIN_WHOLE:
         return out
     height, width = b[:, 3] - b[:, 1], b[:, 2] - b[:, 0]
-    fits = _within(height, float(np.median(whole[:, 3] - whole[:, 1])))
-    fits &= _within(width, float(np.median(whole[:, 2] - whole[:, 0])))
+    fits = of_one_size(height, float(np.median(whole[:, 3] - whole[:, 1])))
+    fits &= of_one_size(width, float(np.median(whole[:, 2] - whole[:, 0])))
     if among:
         cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
         fits &= (cx >= whole[:, 0].min()) & (cx <= whole[:, 2].max())
