@@ -546,9 +546,10 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     boxes = reading.boxes
     if not len(boxes):
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
-    crops = pixels.crops(boxes)
+    as_seen = tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
+    crops = crops_as_seen(pixels, boxes, reading.squeeze) if as_seen else pixels.crops(boxes)
     probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
-    if reading.squeeze != (1, 1) and tm.op.turn_below > 0:
+    if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not as_seen:
         probs = _surer_turned(tm, pixels, boxes, probs)
     read = replace(
         reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
@@ -558,6 +559,25 @@ def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _V
     return replace(
         read, gate=_gate_where_returnable(tm, read, crops), gate_at_least=tm.op.flower_gate_at_least
     )
+
+
+def is_mild_view(op: OperatingPoint, squeeze: tuple[float, float]) -> bool:
+    """Whether `squeeze` is one of the mild pair of aspect views (OperatingPoint.mild_view), not
+    the photo as it is nor a 4x or 8x view."""
+    return op.mild_view > 0 and squeeze != (1, 1) and max(squeeze) <= 1.0 / op.mild_view + 1e-9
+
+
+def crops_as_seen(pixels: PhotoPixels, boxes: np.ndarray, squeeze: tuple[float, float]) -> np.ndarray:
+    """Crops of `boxes` (photo pixels), each turned upright by the box's shape in the view squeezed
+    by `squeeze` (x, y), where the detector saw it, not by its shape in the stretched photo: a
+    lying tile that an export narrowed looks portrait in the photo and landscape in the view."""
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    other_way = (w > h) != (w / squeeze[0] > h / squeeze[1])
+    crops = pixels.crops(b)
+    if other_way.any():
+        crops[other_way] = pixels.crops(b[other_way], turned=True)
+    return crops
 
 
 def _gate_where_returnable(tm: TileModel, reading: _ViewReading, crops: np.ndarray) -> np.ndarray:

@@ -51,6 +51,12 @@ class OperatingPoint:
     #: its tiles (vision.read.detect.aspect_views_of). Read only where the plain view looks
     #: distorted, kept only where choose_view prefers it, as every aspect view.
     mild_view: float = 0.0
+    #: Above 0: in the mild pair of views (`mild_view`), each box's crop is turned by the box's shape
+    #: in that view, as the detector saw it, and never read again turned (`turn_below` stays for
+    #: the 4x and 8x views). 0.0: as any aspect view (every model.json before it). Why: squeezed
+    #: back 2x a tile has its own proportions, so whether it stood or lay is known; the turned
+    #: re-read there read standing tiles' faces sideways and wrong (models/MODEL_CARD.md, stop 55).
+    mild_as_seen: float = 0.0
     #: A box whose tile confidence is under `tile_conf` but at least this is returned too when it
     #: stands in a row (or column) with sure tiles, touching one, of a tile's size
     #: (vision.read.row_rescue); it is reported at `tile_conf`. 0.0: never (every model.json
