@@ -88,7 +88,8 @@ RIICHI_CAMERA_ASPECT = 2560 / 1440
 CANDIDATES_DIR = ROOT / "runs" / "candidates"
 #: Where --without-group writes the real set without a group (linked photos, git-ignored).
 REPORT_GROUPS_DIR = ROOT / "runs" / "report" / "groups"
-MODEL_FILES = ("model.json", "tile_detector.pt", "tile_classifier.pt")
+#: A committed reader's files are every file of models/ at that revision but these (prose).
+NOT_MODEL_FILES = (".md",)
 
 #: The numbers the ship rule compares (all "higher is better").
 RULE_METRICS = ("tiles_returned", "tile_precision", "faces_right", "all_right")
@@ -212,14 +213,21 @@ def camera_aspect(aspect: float) -> Callable[[Path], np.ndarray]:
 
 
 def materialise(name: str, spec: str) -> Path:
-    """The model.json of a candidate: a path as given, or `git:REV`'s committed model files written
-    to runs/candidates/NAME/ (git-ignored) from the local repository."""
+    """The model.json of a candidate: a path as given, or `git:REV`'s committed model files (every
+    file of models/ there but the card: the flower gate, the ONNX export and whatever a later
+    model.json names) written to runs/candidates/NAME/ (git-ignored) from the local repository."""
     if not spec.startswith("git:"):
         return Path(spec)
     rev = spec[4:]
     out = CANDIDATES_DIR / name
     out.mkdir(parents=True, exist_ok=True)
-    for f in MODEL_FILES:
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:models"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    for f in (f for f in listed if not f.endswith(NOT_MODEL_FILES)):
         blob = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{rev}:models/{f}"], check=True, capture_output=True
         ).stdout

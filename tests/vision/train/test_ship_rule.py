@@ -101,3 +101,18 @@ def test_the_errors_are_counted_by_kind():
         "photos_not_right": 3,
     }
     assert report.set_row("shipped", s)["errors"]["photos_not_right"] == 3
+
+
+def test_a_committed_reader_comes_back_with_every_file_its_model_json_names(monkeypatch, tmp_path):
+    """`--candidate NAME=git:REV` writes that revision's models/ files, the flower gate among them
+    (stop 55: only the detector and the classifier were written, and a reader with a gate could not
+    load)."""
+    from vision.read.detect import load_model
+
+    monkeypatch.setattr(report, "CANDIDATES_DIR", tmp_path)
+    path = report.materialise("head", "git:HEAD")
+    written = {p.name for p in path.parent.iterdir()}
+    shipped = json.loads((report.ROOT / "models" / "model.json").read_text())
+    assert {shipped["detector"], shipped["classifier"], shipped["flower_gate"], "model.json"} <= written
+    assert not any(name.endswith(".md") for name in written)
+    assert load_model(path).flower_gate is not None
