@@ -434,6 +434,13 @@ class _ViewReading:
     #: The reader's OperatingPoint.flower_gate_at_least (tile_and_face).
     gate_at_least: float = 0.0
 
+    @property
+    def undistorted(self) -> bool:
+        """Whether the photo looks as taken (not stretched out of its aspect): where boxes' sizes
+        and the frame's cuts say something of the tiles (the rescues' and cut_bigger's guards).
+        The same fact as `flowers`, named for what those rules ask of it."""
+        return self.flowers
+
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
         (tile_and_face). Not how sure its face is: a view in which the tiles are there but blurred
@@ -789,11 +796,11 @@ def _rescued(
     if op.rescue_gate > 0 and reading.flowers and reading.gate is not None:
         may = np.where(reading.gate < op.rescue_gate, may, 0.0)
     cut = None
-    if op.rescue_uncut > 0 and reading.flowers and size is not None:
+    if op.rescue_uncut > 0 and reading.undistorted and size is not None:
         cut = cut_by_frame(reading.boxes, size, op.rescue_uncut)
     gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
     back = rescued(reading.boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
-    if op.rescue_alone > 0 and reading.flowers and face.shape[1]:
+    if op.rescue_alone > 0 and reading.undistorted and face.shape[1]:
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
         among = op.rescue_alone_among > 0
         back |= alone_rescued(reading.boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
@@ -821,7 +828,7 @@ def _decide(
         back = _rescued(tm, reading, tile, face, kept, size)
         tile = np.where(back, tm.tile_conf, tile)
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
-    if tm.op.cut_bigger > 0 and size is not None and reading.flowers:  # not where tiles span the frame
+    if tm.op.cut_bigger > 0 and size is not None and reading.undistorted:  # not where tiles span the frame
         returned = np.flatnonzero(keep & (tile >= tm.tile_conf))
         keep[returned[too_big_for_a_cut_tile(reading.boxes[returned], size, tm.op.cut_bigger)]] = False
     detections: list[Detection] = []
