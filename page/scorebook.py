@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from page.words import Words, no_bidi
-from page.write_turn import WAITED, switch_to_wal, write_transaction
+from page.write_turn import WAITED, is_locked, primary_code, switch_to_wal, write_transaction
 from rules.hand import SEATS
 from rules.names import WIN_BY_ZH, seat_name
 from rules.presets import PRESET_SHORT, PRESETS
@@ -231,7 +231,6 @@ def default_path() -> Path:
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 _READ_ONLY_CODES = {8}  # SQLITE_READONLY (every extended code)
 _FULL_CODES = {13}  # SQLITE_FULL
-_LOCKED_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 _IOERR = 10  # SQLITE_IOERR: a write that failed; on a full disk SQLite often says only this
 _CANTOPEN = 14
 #: Free space under which an I/O error of a write is taken for a full disk (SQLite reports a failed
@@ -244,14 +243,14 @@ _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 def fault_kind(exc: BaseException, path: Path) -> str:
     """Which of FAULT_KINDS an error from sqlite3, the OS or a stored JSON text is."""
     if isinstance(exc, sqlite3.Error):
-        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        code = primary_code(exc)
         if code in _CORRUPT_CODES:
             return "corrupt"
         if code in _READ_ONLY_CODES:
             return "read_only"
         if code in _FULL_CODES:
             return "disk_full"
-        if code in _LOCKED_CODES:
+        if is_locked(exc):
             return "locked"
         if code == _IOERR and _nearly_full(path):
             return "disk_full"
@@ -357,7 +356,7 @@ def connect(path: Path, busy_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
         con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # finished: no read lock kept
     except sqlite3.OperationalError as exc:
         con.close()
-        cantopen = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == _CANTOPEN
+        cantopen = primary_code(exc) == _CANTOPEN
         if not (cantopen and path.is_file() and _exists_but_not_writable(path)):
             raise
         con = _open(path, busy_s, immutable=True)

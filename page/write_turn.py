@@ -40,6 +40,16 @@ WAITED = "waited_s"
 _LOCKED_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 
 
+def primary_code(exc: BaseException) -> int:
+    """SQLite's primary result code of `exc` (its extended code's low byte); 0 where it has none."""
+    return (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+
+
+def is_locked(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite saying another connection holds the lock (busy or locked)."""
+    return primary_code(exc) in _LOCKED_CODES
+
+
 def _data_version(con: sqlite3.Connection) -> int | None:
     """SQLite's count of commits by other connections (None where even that cannot be read now)."""
     try:
@@ -116,7 +126,7 @@ def begin_write(con: sqlite3.Connection) -> None:
                 con.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF not in _LOCKED_CODES:
+                if not is_locked(exc):
                     raise
                 turn.claim()
                 now, seen = time.monotonic(), _data_version(con)
@@ -142,7 +152,7 @@ def switch_to_wal(con: sqlite3.Connection) -> None:
             con.execute("PRAGMA journal_mode=WAL").fetchall()
             return
         except sqlite3.OperationalError as exc:
-            locked = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF in _LOCKED_CODES
+            locked = is_locked(exc)
             if not locked or time.monotonic() >= end:
                 if locked:
                     setattr(exc, WAITED, busy_s)
