@@ -466,15 +466,16 @@ class _ViewReading:
         sure = face.max(1) if face.shape[1] else 1.0
         return float((tile * sure)[counted].sum())
 
-    def looks_distorted(self, conf: float) -> bool:
-        """Too few confident tiles to tell, or tiles far longer than a tile is (see ASPECT_MAX_RATIO).
+    def looks_distorted(self, conf: float, max_ratio: float = ASPECT_MAX_RATIO) -> bool:
+        """Too few confident tiles to tell, or tiles far longer than a tile is (their median long
+        side over `max_ratio` x the short; see ASPECT_MAX_RATIO and distortion_ratio).
         Counted by tile confidence, not by how sure their faces are: a print the classifier never
         saw, seen from the seat, is many doubtful faces, no distorted photo (squeezed 8x its tiles
         blend into tall strips that read as confident backs). Measured in models/MODEL_CARD.md."""
         b = self.boxes[self.tile_conf() >= conf]
         if len(b) < ASPECT_MIN_TILES:
             return True
-        return float(np.median(elongation(b))) > ASPECT_MAX_RATIO
+        return float(np.median(elongation(b))) > max_ratio
 
 
 def _read_view(
@@ -626,6 +627,15 @@ def could_be_stretched(op: OperatingPoint, size: tuple[int, int]) -> bool:
     return abs(size[0] - size[1]) <= op.square_views * max(size)
 
 
+def distortion_ratio(op: OperatingPoint, size: tuple[int, int]) -> float:
+    """The median long/short side ratio of its tiles above which a photo of `size` (w, h) looks
+    distorted: 1 / OperatingPoint.distorted_below for a photo that could be stretched, where the
+    reader has that key; else ASPECT_MAX_RATIO."""
+    if op.distorted_below > 0 and could_be_stretched(op, size):
+        return 1.0 / op.distorted_below
+    return ASPECT_MAX_RATIO
+
+
 def small_view_size(tm: TileModel) -> int:
     """The detector's input size for OperatingPoint.small_view: that share of the model's, rounded
     to the detector's stride (at least one stride); 0 when the reader has none."""
@@ -672,19 +682,29 @@ def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _View
     )
 
 
-def switch_bar(base: float) -> float:
-    """Confident-tile mass an aspect view needs to replace a plain view that has `base`."""
-    return max(ASPECT_FACTOR * base, base + ASPECT_GAIN)
+def switch_bar(base: float, factor: float = ASPECT_FACTOR) -> float:
+    """Confident-tile mass an aspect view needs to replace a plain view that has `base`: `factor`
+    x (ASPECT_FACTOR, or a view's own: view_factor) and ASPECT_GAIN more."""
+    return max(factor * base, base + ASPECT_GAIN)
 
 
-def choose_view(base: float, others: list[float]) -> int:
+def view_factor(op: OperatingPoint, squeeze: tuple[float, float]) -> float:
+    """How many times the plain view's score the aspect view `squeeze` must read to replace it:
+    1 + OperatingPoint.mild_switch for the mild pair where the reader has that key, else
+    ASPECT_FACTOR."""
+    if op.mild_switch > 0 and is_mild_view(op, squeeze):
+        return 1.0 + op.mild_switch
+    return ASPECT_FACTOR
+
+
+def choose_view(base: float, others: list[float], factors: list[float] | None = None) -> int:
     """Index of the view to keep: -1 for the photo as it is, else the best aspect view that clears
-    both ASPECT_FACTOR x and +ASPECT_GAIN over the plain view's score (_ViewReading.score: the
-    tiles it would read right, expected)."""
-    bar = switch_bar(base)
+    both its factor x (`factors`, by default ASPECT_FACTOR each) and +ASPECT_GAIN over the plain
+    view's score (_ViewReading.score: the tiles it would read right, expected)."""
+    factors = factors or [ASPECT_FACTOR] * len(others)
     best = -1
-    for i, s in enumerate(others):
-        if s >= bar and (best < 0 or s > others[best]):
+    for i, (s, factor) in enumerate(zip(others, factors, strict=True)):
+        if s >= switch_bar(base, factor) and (best < 0 or s > others[best]):
             best = i
     return best
 
@@ -705,7 +725,7 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    if not plain.looks_distorted(tm.tile_conf):
+    if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, size)):
         if looks_close(tm, plain, size):
             plain = _pooled(tm, pixels, plain, _read_zoomed(tm, mid, mid_scale, size, floor))
         small = small_view_size(tm)
@@ -720,10 +740,13 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     # stop 36), so no box of such a photo is called one, in any view.
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
-    bar = switch_bar(base)
+    factors = [view_factor(tm.op, sq) for sq in views]
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
-    others = [_with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= bar else o for o in others]
-    pick = choose_view(base, [o.score(tm.tile_conf) for o in others])
+    others = [
+        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= switch_bar(base, f) else o
+        for o, f in zip(others, factors, strict=True)
+    ]
+    pick = choose_view(base, [o.score(tm.tile_conf) for o in others], factors)
     if pick < 0:
         return plain
     if floor < tm.tile_conf:

@@ -57,6 +57,20 @@ class OperatingPoint:
     #: back 2x a tile has its own proportions, so whether it stood or lay is known; the turned
     #: re-read there read standing tiles' faces sideways and wrong (models/MODEL_CARD.md, stop 55).
     mild_as_seen: float = 0.0
+    #: Above 0: the mild pair (`mild_view`) replaces the plain view where it reads at least
+    #: (1 + mild_switch) x the plain view's score, and ASPECT_GAIN more (vision.read.detect.
+    #: switch_bar); the 4x and 8x views keep ASPECT_FACTOR. 0.0: the mild pair needs what every
+    #: aspect view needs (every model.json before it). Why: a 16:9 frame squeezed into a square still
+    #: reads many of its tiles in the plain view, so the 2x view, which reads them as they were
+    #: photographed, seldom reads twice as many (models/MODEL_CARD.md, stops 55 and 56); the 4x and
+    #: 8x views overshoot any camera's aspect and keep the high bar.
+    mild_switch: float = 0.0
+    #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
+    #: distorted where its confident tiles' median short side is under this share of their long
+    #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9
+    #: frame squeezed into a square makes a standing tile about 2.4:1, under ASPECT_MAX_RATIO's 2.5,
+    #: so its aspect views were never read (models/MODEL_CARD.md, stop 56).
+    distorted_below: float = 0.0
     #: A box whose tile confidence is under `tile_conf` but at least this is returned too when it
     #: stands in a row (or column) with sure tiles, touching one, of a tile's size
     #: (vision.read.row_rescue); it is reported at `tile_conf`. 0.0: never (every model.json

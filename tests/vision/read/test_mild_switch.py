@@ -1,0 +1,99 @@
+"""OperatingPoint.distorted_below and mild_switch: a 16:9 frame squeezed into a square (standing tiles
+about 2.4:1) is read through its aspect views, and the 2x view, which sees its tiles as they were
+photographed, replaces the plain view on a bar of its own."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from vision.read import detect as reader
+from vision.read.operating_point import OperatingPoint
+
+SIDE = 384  # a square photo as large as the detector's input: the plain view is the photo itself
+#: Five standing tiles as a squeeze of 16:9 into a square leaves them: 20 x 46 (2.3:1).
+PLAIN_TILES = [(10 + 40 * i, 100, 30 + 40 * i, 146) for i in range(5)]
+#: The view squeezed 2x in height (384 x 192) sees seven tiles of a tile's shape, in its own pixels.
+MILD_TILES = [(10 + 40 * i, 50, 30 + 40 * i, 73) for i in range(7)]
+
+
+class ViewDetector:
+    """Answers `predict` like ultralytics with boxes given per view size (w, h), in that view's
+    pixels; records the views it was asked to read."""
+
+    def __init__(self, by_view: dict[tuple[int, int], list[tuple[float, float, float, float]]]) -> None:
+        self.by_view = by_view
+        self.asked: list[tuple[int, int]] = []
+        self.names = {0: "tile"}
+
+    def predict(self, view, imgsz, conf, iou, verbose, device):  # noqa: ARG002 - ultralytics' signature
+        size = (view.shape[1], view.shape[0])
+        self.asked.append(size)
+        rows = [(*b, 0.9) for b in self.by_view.get(size, [])]
+        t = torch.tensor(rows, dtype=torch.float32).reshape(-1, 5)
+        return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
+
+
+def _read(shape: tuple[int, int], **op: float) -> tuple[int, ViewDetector]:
+    """How many tiles the reader returns of a photo of `shape` (h, w), and the detector it asked."""
+    detector = ViewDetector({(shape[1], shape[0]): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES})
+    point = OperatingPoint(conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, **op)
+    model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
+    return len(reader.detect(np.zeros((*shape, 3), np.uint8), model=model)), detector
+
+
+def test_standing_tiles_of_a_squeezed_frame_did_not_look_distorted_before():
+    """2.3:1 is under ASPECT_MAX_RATIO's 2.5: every model.json before these keys reads the plain view
+    only."""
+    returned, detector = _read((SIDE, SIDE))
+    assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
+
+
+def test_with_distorted_below_a_square_of_such_tiles_reads_its_views():
+    returned, detector = _read((SIDE, SIDE), distorted_below=0.5)
+    assert len(detector.asked) == 1 + len(reader.ASPECT_VIEWS) + 2
+    # seven tiles at 0.9 (6.3) are not twice the plain view's five (4.5): the plain view stays
+    assert returned == len(PLAIN_TILES)
+
+
+def test_with_mild_switch_the_2x_view_replaces_the_plain_view_on_its_own_bar():
+    returned, _ = _read((SIDE, SIDE), distorted_below=0.5, mild_switch=0.2)
+    assert returned == len(MILD_TILES)  # 6.3 >= max(1.2 x 4.5, 4.5 + 1.0)
+
+
+def test_a_photo_of_a_cameras_aspect_never_looks_distorted_by_the_lower_bar():
+    """A 4:3 phone photo of standing tiles seen low is what it looks like: read as it is."""
+    returned, detector = _read((288, SIDE), distorted_below=0.5, mild_switch=0.2)
+    assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
+
+
+def test_the_distortion_ratio_is_the_keys_only_for_a_photo_that_could_be_stretched():
+    op = OperatingPoint(square_views=0.02, distorted_below=0.5)
+    assert reader.distortion_ratio(op, (640, 640)) == pytest.approx(2.0)
+    assert reader.distortion_ratio(op, (640, 480)) == reader.ASPECT_MAX_RATIO
+    assert reader.distortion_ratio(OperatingPoint(square_views=0.02), (640, 640)) == reader.ASPECT_MAX_RATIO
+
+
+def test_only_the_mild_pair_has_the_lower_factor():
+    op = OperatingPoint(mild_view=0.5, mild_switch=0.2)
+    assert reader.view_factor(op, (2, 1)) == pytest.approx(1.2) == reader.view_factor(op, (1, 2))
+    assert all(reader.view_factor(op, sq) == reader.ASPECT_FACTOR for sq in reader.ASPECT_VIEWS)
+    assert reader.view_factor(OperatingPoint(mild_view=0.5), (2, 1)) == reader.ASPECT_FACTOR
+
+
+def test_choose_view_takes_each_views_own_factor():
+    assert reader.choose_view(5.0, [6.5, 9.0]) == -1  # twice 5.0 is 10.0
+    assert reader.choose_view(5.0, [6.5, 9.0], [2.0, 1.2]) == 1
+    assert reader.choose_view(5.0, [6.5, 9.0], [1.2, 2.0]) == 0
+    assert reader.choose_view(0.2, [1.1], [1.2]) == -1  # still a tile's worth more (ASPECT_GAIN)
+
+
+@pytest.mark.parametrize("key", ["mild_switch", "distorted_below"])
+def test_both_are_read_from_model_json_and_checked_like_every_threshold(key):
+    assert getattr(OperatingPoint.from_json({key: 0.3}), key) == 0.3
+    assert getattr(OperatingPoint.from_json({}), key) == 0.0
+    with pytest.raises(ValueError, match=key):
+        OperatingPoint.from_json({key: 1.2})
