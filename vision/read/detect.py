@@ -429,6 +429,9 @@ class _ViewReading:
     flower_tile_share: float = 1.0
     #: Whether a box may be called a flower at all: not in a photo that looks distorted (_best_reading).
     flowers: bool = True
+    #: Whether the view shows its tiles in their own proportions though the photo is distorted
+    #: (the mild pair with OperatingPoint.mild_undistorted): see `undistorted` and `as_seen`.
+    true_proportions: bool = False
     #: Per box, the flower gate's flower probability (TileModel.flower_gate), or None.
     gate: np.ndarray | None = None
     #: The reader's OperatingPoint.flower_gate_at_least (tile_and_face).
@@ -436,10 +439,20 @@ class _ViewReading:
 
     @property
     def undistorted(self) -> bool:
-        """Whether the photo looks as taken (not stretched out of its aspect): where boxes' sizes
-        and the frame's cuts say something of the tiles (the rescues' and cut_bigger's guards).
-        The same fact as `flowers`, named for what those rules ask of it."""
-        return self.flowers
+        """Whether the view shows the tiles as taken (not stretched out of their aspect): where
+        boxes' sizes and the frame's cuts say something of the tiles (the rescues' and
+        cut_bigger's guards). A photo that looks as taken (`flowers`, named for what those rules
+        ask of it), or a view that squeezed it back (`true_proportions`)."""
+        return self.flowers or self.true_proportions
+
+    def as_seen(self, size: tuple[int, int]) -> tuple[np.ndarray, tuple[float, float]]:
+        """The boxes and the frame's (w, h) as the detector saw them, for the rules on boxes'
+        sizes and the frame's cuts: squeezed back in a view of `true_proportions`, else as they
+        are in the photo (a heavy view's squeezed boxes are halves and strips, not tiles)."""
+        if not self.true_proportions:
+            return self.boxes, size
+        sx, sy = self.squeeze
+        return self.boxes / np.array([sx, sy, sx, sy]), (size[0] / sx, size[1] / sy)
 
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
@@ -498,7 +511,10 @@ def _read_view(
         boxes, det_conf, det_cls = _with_learnt(tm, view, imgsz, (boxes, det_conf, det_cls))
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
     boxes[:, [1, 3]] = (boxes[:, [1, 3]] * sy * mid_scale).clip(0, size[1])
-    return _ViewReading(boxes, det_conf, det_cls, None, squeeze, flowers=flowers)
+    proportions = tm.op.mild_undistorted > 0 and is_mild_view(tm.op, squeeze)
+    return _ViewReading(
+        boxes, det_conf, det_cls, None, squeeze, flowers=flowers, true_proportions=proportions
+    )
 
 
 def _read_zoomed(
@@ -819,14 +835,15 @@ def _rescued(
     if op.rescue_gate > 0 and reading.flowers and reading.gate is not None:
         may = np.where(reading.gate < op.rescue_gate, may, 0.0)
     cut = None
-    if op.rescue_uncut > 0 and reading.undistorted and size is not None:
-        cut = cut_by_frame(reading.boxes, size, op.rescue_uncut)
+    boxes, frame = reading.as_seen(size) if size is not None else (reading.boxes, None)
+    if op.rescue_uncut > 0 and reading.undistorted and frame is not None:
+        cut = cut_by_frame(boxes, frame, op.rescue_uncut)
     gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
-    back = rescued(reading.boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
+    back = rescued(boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
     if op.rescue_alone > 0 and reading.undistorted and face.shape[1]:
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
         among = op.rescue_alone_among > 0
-        back |= alone_rescued(reading.boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
+        back |= alone_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
     return back
 
 
@@ -853,7 +870,8 @@ def _decide(
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     if tm.op.cut_bigger > 0 and size is not None and reading.undistorted:  # not where tiles span the frame
         returned = np.flatnonzero(keep & (tile >= tm.tile_conf))
-        keep[returned[too_big_for_a_cut_tile(reading.boxes[returned], size, tm.op.cut_bigger)]] = False
+        boxes, frame = reading.as_seen(size)
+        keep[returned[too_big_for_a_cut_tile(boxes[returned], frame, tm.op.cut_bigger)]] = False
     detections: list[Detection] = []
     for i in sure:
         if not keep[i] or tile[i] < threshold:

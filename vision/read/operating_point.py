@@ -71,6 +71,14 @@ class OperatingPoint:
     #: frame squeezed into a square makes a standing tile about 2.4:1, under ASPECT_MAX_RATIO's 2.5,
     #: so its aspect views were never read (models/MODEL_CARD.md, stop 56).
     distorted_below: float = 0.0
+    #: Above 0: a reading of the mild pair (`mild_view`) shows its tiles in their own proportions,
+    #: so it counts as a photo as taken for the rules that ask the boxes' sizes and the frame's
+    #: cuts (the frame guard, `rescue_alone`, `cut_bigger`), and those rules and the row rescue see
+    #: its boxes as the detector saw them, squeezed back; flowers are still never called in it.
+    #: 0.0: as any aspect view (every model.json before it). Why: a 16:9 frame squeezed into a
+    #: square and read through the 2x view returned far fewer of its tiles than the same frame at
+    #: 16:9, which those rules read as a photo as taken (models/MODEL_CARD.md, stop 56).
+    mild_undistorted: float = 0.0
     #: A box whose tile confidence is under `tile_conf` but at least this is returned too when it
     #: stands in a row (or column) with sure tiles, touching one, of a tile's size
     #: (vision.read.row_rescue); it is reported at `tile_conf`. 0.0: never (every model.json
