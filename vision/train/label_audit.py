@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import durable
 from vision.classes import CLASS_NAMES
 from vision.labels import fixes
 from vision.train.evaluate import boxed_tile, collect, iou_matrix
@@ -141,5 +142,6 @@ def audit(data_source: Path, model, out_dir: Path, split: str = "val") -> tuple[
         "disagreements": [{**asdict(d), "draft_fix": d.draft_fix()} for d in items],
     }
     path = out_dir / "disagreements.json"
-    path.write_text(json.dumps(doc, ensure_ascii=False, indent=1), encoding="utf-8")
+    # replaced whole: a reviewer's editor or `label_fixes` never reads half a list
+    durable.replace_synced(path, json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8"), out_dir)
     return path, sheets

@@ -65,3 +65,23 @@ def test_a_fix_already_made_is_marked_and_the_rows_are_the_files(tmp_path, monke
 def test_a_missing_set_is_one_clear_line(tmp_path, capsys):
     assert main(["label-audit", "--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
     assert "no such dataset" in capsys.readouterr().err
+
+
+def test_a_second_audit_replaces_the_list_whole_or_leaves_the_first(tmp_path, monkeypatch):
+    """disagreements.json is what a person copies fixes from: a run stopped while writing it (here
+    the disk refusing the new file) leaves the earlier list as it was, never half of one."""
+    from vision import durable
+
+    root, out = _slipped_set(tmp_path), tmp_path / "out"
+    first = (_audit(root, out), (out / "disagreements.json").read_bytes())
+
+    def full_disk(path, data):  # noqa: ARG001 - durable.write_synced's signature
+        raise OSError(28, "No space left on device")
+
+    assert len(first[0]) == 2
+    # the set mended (slip and twin): the next list would be empty
+    shutil.copy(FIXTURES / "hand_rack.txt", root / "labels" / "hand_rack.txt")
+    monkeypatch.setattr(durable, "write_synced", full_disk)
+    assert main(["label-audit", "--data", str(root), "--split", "train", "--out", str(out)]) != 0
+    assert (out / "disagreements.json").read_bytes() == first[1]
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".part")]
