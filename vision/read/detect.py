@@ -500,12 +500,15 @@ def _read_view(
     floor: float,
     flowers: bool = True,
     imgsz: int | None = None,
+    squat: float = 1.0,
 ) -> _ViewReading:
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
     Faces are not read yet (see _with_faces): most aspect views never need it. `flowers`: see
-    _ViewReading.flowers. `imgsz`: the detector's input size for this view (default the model's)."""
+    _ViewReading.flowers. `imgsz`: the detector's input size for this view (default the model's).
+    `squat`: the detector sees the view's height x this (camera_squat_of); the reading is still
+    the view's (its `squeeze` says how the rules see the boxes)."""
     imgsz = imgsz or tm.det_imgsz
-    view, sx, sy = _detector_view(mid, imgsz, squeeze)
+    view, sx, sy = _detector_view(mid, imgsz, (squeeze[0], squeeze[1] / squat))
     boxes, det_conf, det_cls = _boxes_of(tm.detector, view, imgsz, floor, tm.op.nms_iou)
     if tm.learnt is not None:
         boxes, det_conf, det_cls = _with_learnt(tm, view, imgsz, (boxes, det_conf, det_cls))
@@ -643,6 +646,29 @@ def could_be_stretched(op: OperatingPoint, size: tuple[int, int]) -> bool:
     return abs(size[0] - size[1]) <= op.square_views * max(size)
 
 
+def camera_squat_of(tm: TileModel, size: tuple[int, int]) -> float:
+    """How much squatter the detector sees a photo of `size` (w, h) than it is: the reader's
+    OperatingPoint.camera_squat for a photo at its camera's aspect (with square_views, not a
+    square) read without a player's learnt detector; else 1 (as it is)."""
+    op = tm.op
+    if op.camera_squat <= 0 or op.square_views <= 0 or tm.learnt is not None:
+        return 1.0
+    return 1.0 if could_be_stretched(op, size) else op.camera_squat
+
+
+def looks_tall(reading: _ViewReading, conf: float, below: float) -> bool:
+    """Whether the sure boxes (tile confidence >= `conf`, at least ASPECT_MIN_TILES of them) are
+    narrower than `below` (median width / height; 0: always), so worth reading squatter
+    (OperatingPoint.camera_squat_below)."""
+    if below <= 0:
+        return True
+    b = reading.boxes[reading.tile_conf() >= conf]
+    if len(b) < ASPECT_MIN_TILES:
+        return False
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    return float(np.median(w / np.maximum(h, 1e-6))) < below
+
+
 def distortion_ratio(op: OperatingPoint, size: tuple[int, int]) -> float:
     """The median long/short side ratio of its tiles above which a photo of `size` (w, h) looks
     distorted: 1 / OperatingPoint.distorted_below for a photo that could be stretched, where the
@@ -741,13 +767,20 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     mid, mid_scale = _mid_image(rgb)
     size = (rgb.shape[1], rgb.shape[0])
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
+    squat = camera_squat_of(tm, size)
+    if squat < 1.0 and looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
+        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat)
+        plain = _with_faces(tm, pixels, again)
+    else:
+        squat = 1.0
     if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, size)):
         if looks_close(tm, plain, size):
             plain = _pooled(tm, pixels, plain, _read_zoomed(tm, mid, mid_scale, size, floor))
         small = small_view_size(tm)
         if not small:
             return plain
-        return _pooled(tm, pixels, plain, _read_view(tm, mid, mid_scale, size, (1, 1), floor, imgsz=small))
+        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, imgsz=small, squat=squat)
+        return _pooled(tm, pixels, plain, again)
     views = aspect_views_of(tm.op)
     if not (aspect_views and views and could_be_stretched(tm.op, size)):
         return plain

@@ -79,6 +79,21 @@ class OperatingPoint:
     #: square and read through the 2x view returned far fewer of its tiles than the same frame at
     #: 16:9, which those rules read as a photo as taken (models/MODEL_CARD.md, stop 56).
     mild_undistorted: float = 0.0
+    #: Above 0, with `square_views`: a photo at its camera's aspect (not a square, so never a
+    #: stretched export) whose tiles look tall (`camera_squat_below`) is shown to the detector again
+    #: with its height x camera_squat, its width as it is, and that reading replaces the first; the
+    #: boxes come back in the photo's pixels and every other rule reads the photo as taken. Not
+    #: with a player's learnt detector, which learnt photos as taken. 0.0: the photo as it is
+    #: (every model.json before it). Why: the detector learnt tiles from exports Roboflow stretched
+    #: to squares (train boxes upright: median w/h 0.86; a tile's face is about 3:4), and reads an
+    #: unseen print's standing tiles photographed at 16:9 far better a little squatter, but tiles
+    #: already squat (flat, seen from the seat) worse (models/MODEL_CARD.md, stop 56).
+    camera_squat: float = 0.0
+    #: With `camera_squat`: the median width / height of the first reading's sure boxes under which
+    #: the tiles look tall (at least ASPECT_MIN_TILES of them); 0.0 with camera_squat: every such
+    #: photo. The shipped value is the train boxes' median w/h times camera_squat: read squatter,
+    #: the tiles are then no squatter than the tiles the detector learnt.
+    camera_squat_below: float = 0.0
     #: A box whose tile confidence is under `tile_conf` but at least this is returned too when it
     #: stands in a row (or column) with sure tiles, touching one, of a tile's size
     #: (vision.read.row_rescue); it is reported at `tile_conf`. 0.0: never (every model.json
