@@ -761,7 +761,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     lower-confidence candidates too. A plain view that does not look distorted needs none; it is
     read again at OperatingPoint.small_view's size where the reader has one (_pooled). A photo
     that looks distorted but could not have been stretched (could_be_stretched: not a square, with
-    OperatingPoint.square_views) is read as it is.
+    OperatingPoint.square_views) is read as it is. A photo at its camera's aspect whose sure tiles
+    look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands.
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
