@@ -430,7 +430,7 @@ class _ViewReading:
     #: Whether a box may be called a flower at all: not in a photo that looks distorted (_best_reading).
     flowers: bool = True
     #: Whether the view shows its tiles in their own proportions though the photo is distorted
-    #: (the mild pair with OperatingPoint.mild_undistorted): see `undistorted` and `as_seen`.
+    #: (the mild pair with OperatingPoint.mild_undistorted): see `undistorted` and `boxes_as_seen`.
     true_proportions: bool = False
     #: Per box, the flower gate's flower probability (TileModel.flower_gate), or None.
     gate: np.ndarray | None = None
@@ -445,7 +445,7 @@ class _ViewReading:
         ask of it), or a view that squeezed it back (`true_proportions`)."""
         return self.flowers or self.true_proportions
 
-    def as_seen(self, size: tuple[int, int]) -> tuple[np.ndarray, tuple[float, float]]:
+    def boxes_as_seen(self, size: tuple[int, int]) -> tuple[np.ndarray, tuple[float, float]]:
         """The boxes and the frame's (w, h) as the detector saw them, for the rules on boxes'
         sizes and the frame's cuts: squeezed back in a view of `true_proportions`, else as they
         are in the photo (a heavy view's squeezed boxes are halves and strips, not tiles)."""
@@ -453,6 +453,11 @@ class _ViewReading:
             return self.boxes, size
         sx, sy = self.squeeze
         return self.boxes / np.array([sx, sy, sx, sy]), (size[0] / sx, size[1] / sy)
+
+    def sure_boxes(self, conf: float) -> np.ndarray:
+        """The boxes whose tile confidence is at least `conf`: what looks_distorted, looks_tall and
+        looks_close judge a photo's tiles by."""
+        return self.boxes[self.tile_conf() >= conf]
 
     def tile_conf(self) -> np.ndarray:
         """Confidence that each box is a tile at all, the number the operating point thresholds
@@ -485,7 +490,7 @@ class _ViewReading:
         Counted by tile confidence, not by how sure their faces are: a print the classifier never
         saw, seen from the seat, is many doubtful faces, no distorted photo (squeezed 8x its tiles
         blend into tall strips that read as confident backs). Measured in models/MODEL_CARD.md."""
-        b = self.boxes[self.tile_conf() >= conf]
+        b = self.sure_boxes(conf)
         if len(b) < ASPECT_MIN_TILES:
             return True
         return float(np.median(elongation(b))) > max_ratio
@@ -538,7 +543,7 @@ def looks_close(tm: TileModel, reading: _ViewReading, size: tuple[int, int]) -> 
     OperatingPoint.zoom_view_at of the photo's long side on their long side: a close-up."""
     if not 0 < tm.op.zoom_view < 1 or tm.op.zoom_view_at <= 0:
         return False
-    b = reading.boxes[reading.tile_conf() >= tm.tile_conf]
+    b = reading.sure_boxes(tm.tile_conf)
     if not len(b):
         return False
     long_side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
@@ -662,7 +667,7 @@ def looks_tall(reading: _ViewReading, conf: float, below: float) -> bool:
     (OperatingPoint.camera_squat_below)."""
     if below <= 0:
         return True
-    b = reading.boxes[reading.tile_conf() >= conf]
+    b = reading.sure_boxes(conf)
     if len(b) < ASPECT_MIN_TILES:
         return False
     w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
@@ -869,7 +874,7 @@ def _rescued(
     if op.rescue_gate > 0 and reading.flowers and reading.gate is not None:
         may = np.where(reading.gate < op.rescue_gate, may, 0.0)
     cut = None
-    boxes, frame = reading.as_seen(size) if size is not None else (reading.boxes, None)
+    boxes, frame = reading.boxes_as_seen(size) if size is not None else (reading.boxes, None)
     if op.rescue_uncut > 0 and reading.undistorted and frame is not None:
         cut = cut_by_frame(boxes, frame, op.rescue_uncut)
     gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
@@ -904,7 +909,7 @@ def _decide(
         sure = np.flatnonzero(tile >= min(tm.tile_conf, threshold))
     if tm.op.cut_bigger > 0 and size is not None and reading.undistorted:  # not where tiles span the frame
         returned = np.flatnonzero(keep & (tile >= tm.tile_conf))
-        boxes, frame = reading.as_seen(size)
+        boxes, frame = reading.boxes_as_seen(size)
         keep[returned[too_big_for_a_cut_tile(boxes[returned], frame, tm.op.cut_bigger)]] = False
     detections: list[Detection] = []
     for i in sure:

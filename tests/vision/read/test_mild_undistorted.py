@@ -43,11 +43,11 @@ def test_a_squeezed_back_view_gives_its_boxes_and_frame_as_the_detector_saw_them
     view = reader._ViewReading(
         boxes, np.ones(1), np.zeros(1, int), None, (1, 2), flowers=False, true_proportions=True
     )
-    seen, frame = view.as_seen((384, 384))
+    seen, frame = view.boxes_as_seen((384, 384))
     assert seen.tolist() == [[10.0, 50.0, 30.0, 73.0]] and frame == (384, 192)
     assert view.undistorted and not view.flowers  # flowers are still never called in it
     heavy = reader._ViewReading(boxes, np.ones(1), np.zeros(1, int), None, (1, 8), flowers=False)
-    assert heavy.as_seen((384, 384))[0] is boxes and not heavy.undistorted
+    assert heavy.boxes_as_seen((384, 384))[0] is boxes and not heavy.undistorted
 
 
 def test_only_the_mild_pair_is_read_in_its_own_proportions():
