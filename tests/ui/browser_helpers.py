@@ -342,7 +342,11 @@ def type_into(driver, css: str, text: str, wait: float = 15) -> None:
 
 
 def upload(driver, path: Path) -> None:
+    """Pick `path` in the page's first upload box once the page has finished its run, as a player
+    picks a photo on a page that is drawn: a pick sent while a run still redraws the page was
+    lost now and then (CI, stop 56: twice in five runs, in two tests)."""
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'input[type="file"]'))
+    settled(driver)
     driver.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(str(path))
 
 
