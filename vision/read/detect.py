@@ -729,29 +729,45 @@ def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _View
     )
 
 
-def switch_bar(base: float, factor: float = ASPECT_FACTOR) -> float:
+def switch_bar(base: float, factor: float = ASPECT_FACTOR, gain: float = ASPECT_GAIN) -> float:
     """Confident-tile mass an aspect view needs to replace a plain view that has `base`: `factor`
-    x (ASPECT_FACTOR, or a view's own: view_factor) and ASPECT_GAIN more."""
-    return max(factor * base, base + ASPECT_GAIN)
+    x (ASPECT_FACTOR, or a view's own: view_factor) and `gain` more (ASPECT_GAIN, or view_gain)."""
+    return max(factor * base, base + gain)
+
+
+def _mild_even(op: OperatingPoint, squeeze: tuple[float, float]) -> bool:
+    return op.mild_even > 0 and is_mild_view(op, squeeze)
 
 
 def view_factor(op: OperatingPoint, squeeze: tuple[float, float]) -> float:
     """How many times the plain view's score the aspect view `squeeze` must read to replace it:
-    1 + OperatingPoint.mild_switch for the mild pair where the reader has that key, else
-    ASPECT_FACTOR."""
+    1.0 for the mild pair with OperatingPoint.mild_even, 1 + OperatingPoint.mild_switch for the mild
+    pair where the reader has that key, else ASPECT_FACTOR."""
+    if _mild_even(op, squeeze):
+        return 1.0
     if op.mild_switch > 0 and is_mild_view(op, squeeze):
         return 1.0 + op.mild_switch
     return ASPECT_FACTOR
 
 
-def choose_view(base: float, others: list[float], factors: list[float] | None = None) -> int:
-    """Index of the view to keep: -1 for the photo as it is, else the best aspect view that clears
-    both its factor x (`factors`, by default ASPECT_FACTOR each) and +ASPECT_GAIN over the plain
-    view's score (_ViewReading.score: the tiles it would read right, expected)."""
+def view_gain(op: OperatingPoint, squeeze: tuple[float, float]) -> float:
+    """How much more than the plain view's score the aspect view `squeeze` must read: nothing for
+    the mild pair with OperatingPoint.mild_even (it must still read more), else ASPECT_GAIN."""
+    return 0.0 if _mild_even(op, squeeze) else ASPECT_GAIN
+
+
+def choose_view(
+    base: float, others: list[float], factors: list[float] | None = None, gains: list[float] | None = None
+) -> int:
+    """Index of the view to keep: -1 for the photo as it is, else the best aspect view that reads
+    more than the plain view's score (_ViewReading.score: the tiles it would read right, expected)
+    and clears both its factor x (`factors`, by default ASPECT_FACTOR each) and its gain over it
+    (`gains`, by default ASPECT_GAIN each)."""
     factors = factors or [ASPECT_FACTOR] * len(others)
+    gains = gains or [ASPECT_GAIN] * len(others)
     best = -1
-    for i, (s, factor) in enumerate(zip(others, factors, strict=True)):
-        if s >= switch_bar(base, factor) and (best < 0 or s > others[best]):
+    for i, (s, factor, gain) in enumerate(zip(others, factors, gains, strict=True)):
+        if s > base and s >= switch_bar(base, factor, gain) and (best < 0 or s > others[best]):
             best = i
     return best
 
@@ -796,12 +812,13 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
     factors = [view_factor(tm.op, sq) for sq in views]
+    gains = [view_gain(tm.op, sq) for sq in views]
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
-        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= switch_bar(base, f) else o
-        for o, f in zip(others, factors, strict=True)
+        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= switch_bar(base, f, g) else o
+        for o, f, g in zip(others, factors, gains, strict=True)
     ]
-    pick = choose_view(base, [o.score(tm.tile_conf) for o in others], factors)
+    pick = choose_view(base, [o.score(tm.tile_conf) for o in others], factors, gains)
     if pick < 0:
         return plain
     if floor < tm.tile_conf:

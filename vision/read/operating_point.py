@@ -65,6 +65,13 @@ class OperatingPoint:
     #: photographed, seldom reads twice as many (models/MODEL_CARD.md, stops 55 and 56); the 4x and
     #: 8x views overshoot any camera's aspect and keep the high bar.
     mild_switch: float = 0.0
+    #: Above 0: the mild pair (`mild_view`) replaces the plain view wherever it reads more than the
+    #: plain view's score, with no factor and no ASPECT_GAIN (`mild_switch` then has no say); the 4x
+    #: and 8x views keep ASPECT_FACTOR. 0.0: `mild_switch`'s bar (every model.json before it). Why:
+    #: of riichi-standing-dev's exports that reached the views, the 2x view read more than the plain
+    #: view in 34 of 37 and replaced it in 18, and read always through it they returned 0.853 of
+    #: their tiles against 0.662 (models/MODEL_CARD.md, stops 56 and 57; found on that reported set).
+    mild_even: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9

@@ -49,6 +49,12 @@ class TrainConfig:
         "the detector also trains on strips: rows of the real train photos stretched as an export into "
         "a square and squeezed back as the reader's aspect views do (vision.train.strips)",
     )
+    narrowed: float = _opt(
+        0.0,
+        "above 0: the detector also trains on every real train photo narrowed to a share of its width "
+        "drawn between this and 0.95, labels unchanged (vision.train.narrowed: the train exports "
+        "taught tiles squatter than a camera shows them); 0: off, every round up to stop 56",
+    )
     other_detector: str = _opt(
         str(_env.REPO_ROOT / "models" / "tile_detector.pt"),
         "detector whose boxes in tile-free train photos teach the classifier `other` ('' = off)",

@@ -35,6 +35,8 @@ SYNTH_DRAWN_DIR = CACHE_DIR / "synth-drawn"
 DATASETS_DIR = CACHE_DIR / "datasets"
 #: Rows of the real train photos as the reader's aspect views show a stretched export (vision.train.strips).
 STRIPS_DIR = CACHE_DIR / "strips"
+#: Every real train photo a little narrower (vision.train.narrowed).
+NARROWED_DIR = CACHE_DIR / "narrowed"
 
 #: Label modes: all 35 classes, or every tile (face or back) as the single class "tile".
 FACES = "faces"
@@ -83,6 +85,14 @@ def split_images(source: Path, split: str) -> list[Path]:
     if split == "train" and (folder / "images").is_dir():
         return _list_images("images", folder)
     return []
+
+
+def write_whole(path: Path, blob: bytes) -> None:
+    """Write `blob` under a hidden name, then give it its own: a derived training picture (a strip,
+    a narrowed copy) is never half there, and hidden names are never listed as photos."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(blob)
+    tmp.replace(path)
 
 
 def _link(src: Path, dst: Path) -> None:

@@ -656,6 +656,21 @@ def ensure_strips(seed: int, out: Path = data.STRIPS_DIR) -> Path:
     return out
 
 
+def ensure_narrowed(low: float, seed: int, out: Path = data.NARROWED_DIR) -> Path:
+    """The narrowed copies of the real train photos (vision.train.narrowed) for this seed and
+    lowest share, made when missing or made by other rules."""
+    from vision.train import narrowed
+
+    if narrowed.is_made(out, low, seed):
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    t = time.time()
+    n = narrowed.write_narrowed(out, low, seed)
+    print(f"narrowed: {n} copies of the real train photos in {time.time() - t:.0f} s -> {out}", flush=True)
+    return out
+
+
 def _train_new_only(args, crops: CropSet, num_classes: int, run_dir: Path, real_val: Path) -> Path:
     """--cls-new-only: the --cls-init classifier with only its new outputs learnt (vision.train.new_outputs)."""
     if not args.cls_init:
@@ -737,6 +752,8 @@ def run(args: TrainConfig) -> int:
         det_sources = sources + ([drawn] if drawn and args.detector_drawn else [])
         if getattr(args, "strips", False):
             det_sources.append(ensure_strips(args.seed))
+        if getattr(args, "narrowed", 0.0) > 0:
+            det_sources.append(ensure_narrowed(args.narrowed, args.seed))
         print("detector sources:", ", ".join(map(str, det_sources)), flush=True)
         yaml_path = data.assemble(
             f"{args.name}_{mode}",

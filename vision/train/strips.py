@@ -216,16 +216,10 @@ def write_strips(out: Path, seed: int = 0, source: Path = data.REAL_DATASET, lim
         if not ok:
             continue
         rows = "".join(f"{b.cls} {b.cx:.6f} {b.cy:.6f} {b.w:.6f} {b.h:.6f}\n" for b in boxes)
-        _write_whole(labels / f"{name}.txt", rows.encode())
-        _write_whole(images / f"{name}.jpg", jpg.tobytes())
+        data.write_whole(labels / f"{name}.txt", rows.encode())
+        data.write_whole(images / f"{name}.jpg", jpg.tobytes())
         made += 1
     (out / "strips.json").write_text(
         json.dumps({"seed": seed, "version": STRIPS_VERSION, "source": str(source), "strips": made})
     )
     return made
-
-
-def _write_whole(path: Path, blob: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(blob)
-    tmp.replace(path)

@@ -91,7 +91,31 @@ def test_choose_view_takes_each_views_own_factor():
     assert reader.choose_view(0.2, [1.1], [1.2]) == -1  # still a tile's worth more (ASPECT_GAIN)
 
 
-@pytest.mark.parametrize("key", ["mild_switch", "distorted_below"])
+def test_with_mild_even_the_2x_view_replaces_the_plain_view_wherever_it_reads_more():
+    """Five plain tiles (4.5) against six in the 2x view (5.4): under mild_switch's 1.2x and under a
+    tile's worth more, so only mild_even lets the 2x view read the photo."""
+    keys = {"distorted_below": 0.5, "mild_switch": 0.2}
+    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:6]})
+    for even, expected in ((0.0, len(PLAIN_TILES)), (1.0, 6)):
+        point = OperatingPoint(
+            conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_even=even, **keys
+        )
+        model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
+        assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == expected
+
+
+def test_mild_even_lowers_only_the_mild_pairs_bar_and_never_to_a_tie():
+    op = OperatingPoint(mild_view=0.5, mild_switch=0.2, mild_even=1.0)
+    assert reader.view_factor(op, (2, 1)) == 1.0 and reader.view_gain(op, (1, 2)) == 0.0
+    assert all(reader.view_factor(op, sq) == reader.ASPECT_FACTOR for sq in reader.ASPECT_VIEWS)
+    assert all(reader.view_gain(op, sq) == reader.ASPECT_GAIN for sq in reader.ASPECT_VIEWS)
+    assert reader.view_gain(OperatingPoint(mild_view=0.5, mild_switch=0.2), (2, 1)) == reader.ASPECT_GAIN
+    assert reader.choose_view(4.5, [4.6], [1.0], [0.0]) == 0
+    assert reader.choose_view(4.5, [4.5], [1.0], [0.0]) == -1  # as many: the photo as it is
+    assert reader.choose_view(0.0, [0.0], [1.0], [0.0]) == -1  # a tile-free photo stays plain
+
+
+@pytest.mark.parametrize("key", ["mild_switch", "distorted_below", "mild_even"])
 def test_both_are_read_from_model_json_and_checked_like_every_threshold(key):
     assert getattr(OperatingPoint.from_json({key: 0.3}), key) == 0.3
     assert getattr(OperatingPoint.from_json({}), key) == 0.0
