@@ -75,11 +75,3 @@ def test_only_a_photo_at_its_cameras_aspect_without_a_learnt_detector_is_seen_sq
     if learnt:
         model = reader.TileModel(model.detector, None, model.op, 384, None, {}, learnt=object())  # type: ignore[arg-type]
     assert reader.camera_squat_of(model, size) == pytest.approx(expected)
-
-
-@pytest.mark.parametrize("key", ["camera_squat", "camera_squat_below"])
-def test_both_are_read_from_model_json_and_checked_like_every_threshold(key):
-    assert getattr(OperatingPoint.from_json({key: 0.767}), key) == 0.767
-    assert getattr(OperatingPoint.from_json({}), key) == 0.0
-    with pytest.raises(ValueError, match=key):
-        OperatingPoint.from_json({key: 1.125})

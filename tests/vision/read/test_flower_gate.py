@@ -101,13 +101,6 @@ def test_the_gate_is_one_pass_over_the_crops_as_they_are():
     assert p.shape == (3,) and np.allclose(p, 0.75)
 
 
-def test_the_bar_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({}).flower_gate_at_least == 0.0
-    assert OperatingPoint.from_json({"flower_gate_at_least": 0.93}).flower_gate_at_least == 0.93
-    with pytest.raises(ValueError, match="flower_gate_at_least"):
-        OperatingPoint.from_json({"flower_gate_at_least": 93})
-
-
 def _model_folder(tmp_path, gate_state: dict | None):
     """The shipped model copied into tmp_path, with `gate_state` as its flower gate."""
     folder = tmp_path / "m"

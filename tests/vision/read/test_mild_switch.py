@@ -113,11 +113,3 @@ def test_mild_even_lowers_only_the_mild_pairs_bar_and_never_to_a_tie():
     assert reader.choose_view(4.5, [4.6], [1.0], [0.0]) == 0
     assert reader.choose_view(4.5, [4.5], [1.0], [0.0]) == -1  # as many: the photo as it is
     assert reader.choose_view(0.0, [0.0], [1.0], [0.0]) == -1  # a tile-free photo stays plain
-
-
-@pytest.mark.parametrize("key", ["mild_switch", "distorted_below", "mild_even"])
-def test_both_are_read_from_model_json_and_checked_like_every_threshold(key):
-    assert getattr(OperatingPoint.from_json({key: 0.3}), key) == 0.3
-    assert getattr(OperatingPoint.from_json({}), key) == 0.0
-    with pytest.raises(ValueError, match=key):
-        OperatingPoint.from_json({key: 1.2})

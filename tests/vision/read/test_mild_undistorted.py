@@ -5,7 +5,6 @@ as the detector saw them."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from tests.vision.read.test_mild_switch import MILD_TILES, PLAIN_TILES, SIDE, ViewDetector
 from vision.read import detect as reader
@@ -69,10 +68,3 @@ def test_only_the_mild_pair_is_read_in_its_own_proportions():
         (1.0, 2.0): True,
     }
     assert not reader._read_view(model, mid, 1.0, (SIDE, SIDE), (1, 1), 0.5).true_proportions
-
-
-def test_mild_undistorted_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({"mild_undistorted": 1.0}).mild_undistorted == 1.0
-    assert OperatingPoint.from_json({}).mild_undistorted == 0.0
-    with pytest.raises(ValueError, match="mild_undistorted"):
-        OperatingPoint.from_json({"mild_undistorted": 2})

@@ -25,13 +25,6 @@ def test_the_mild_pair_follows_the_four_views_only_when_asked_for():
     assert views[len(reader.ASPECT_VIEWS) :] == ((2.0, 1.0), (1.0, 2.0))
 
 
-def test_mild_view_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({"mild_view": 0.5}).mild_view == 0.5
-    assert OperatingPoint.from_json({}).mild_view == 0.0
-    with pytest.raises(ValueError, match="mild_view"):
-        OperatingPoint.from_json({"mild_view": 2})
-
-
 @needs_model
 def test_a_hand_squeezed_as_a_16_9_export_is_read_as_the_photo_was():
     """The fixture hand narrowed 16:9 -> 1:1, as riichi-standing-dev's frames were: the plain view

@@ -50,13 +50,6 @@ def test_the_small_size_is_a_share_of_the_input_rounded_to_the_stride():
     assert reader.small_view_size(_model(detector, 0.01)) == reader.DETECTOR_STRIDE
 
 
-def test_small_view_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({"small_view": 0.8333}).small_view == 0.8333
-    assert OperatingPoint.from_json({}).small_view == 0.0
-    with pytest.raises(ValueError, match="small_view"):
-        OperatingPoint.from_json({"small_view": 320})
-
-
 def test_a_tile_only_the_smaller_view_is_sure_of_is_returned_once_with_every_other():
     plain = [(*b, 0.9) for b in ROW] + [(*MISSED, 0.3)]
     # the smaller view boxes the same tiles a little differently, and is sure of the fifth

@@ -33,10 +33,3 @@ def test_with_it_only_a_square_is():
     assert _views_read((380, 384), 0.02) == 1 + len(reader.ASPECT_VIEWS)  # a square, give or take rounding
     assert _views_read((288, 384), 0.02) == 1  # 4:3, as a phone takes it
     assert _views_read((216, 384), 0.02) == 1  # 16:9
-
-
-def test_square_views_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({"square_views": 0.02}).square_views == 0.02
-    assert OperatingPoint.from_json({}).square_views == 0.0
-    with pytest.raises(ValueError, match="square_views"):
-        OperatingPoint.from_json({"square_views": -1})

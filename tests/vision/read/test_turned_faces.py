@@ -82,9 +82,3 @@ def test_the_plain_view_and_a_reader_without_the_rule_read_each_crop_as_cut(monk
         assert np.allclose(got, spy.as_cut)
     assert spy.calls == ["usual", "usual"]
     assert DEFAULT.turn_below == 0.0  # a model.json without the field reads as every model before it
-
-
-def test_turn_below_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({"turn_below": 1.0}).turn_below == 1.0
-    with pytest.raises(ValueError, match="turn_below"):
-        OperatingPoint.from_json({"turn_below": 2})

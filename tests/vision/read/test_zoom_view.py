@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import cv2
 import numpy as np
-import pytest
 import torch
 
 from vision.read import detect as reader
@@ -64,13 +63,6 @@ def test_only_a_close_up_is_read_again():
     assert reader.looks_close(_model(0.5), plain, (384, 288))
     assert not reader.looks_close(_model(0.5, zoom_view_at=0.5), plain, (384, 288))
     assert not reader.looks_close(_model(0.0), plain, (384, 288))
-
-
-def test_zoom_view_is_read_from_model_json_and_checked_like_every_threshold():
-    assert OperatingPoint.from_json({}).zoom_view == 0.0
-    assert OperatingPoint.from_json({"zoom_view": 0.5, "zoom_view_at": 0.125}).zoom_view_at == 0.125
-    with pytest.raises(ValueError, match="zoom_view"):
-        OperatingPoint.from_json({"zoom_view": 2})
 
 
 def test_the_canvas_is_the_borders_colour_with_the_photo_in_its_middle():
