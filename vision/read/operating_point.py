@@ -68,9 +68,9 @@ class OperatingPoint:
     #: Above 0: the mild pair (`mild_view`) replaces the plain view wherever it reads more than the
     #: plain view's score, with no factor and no ASPECT_GAIN (`mild_switch` then has no say); the 4x
     #: and 8x views keep ASPECT_FACTOR. 0.0: `mild_switch`'s bar (every model.json before it). Why:
-    #: of riichi-standing-dev's exports that reached the views, the 2x view read more than the plain
-    #: view in 34 of 37 and replaced it in 18, and read always through it they returned 0.853 of
-    #: their tiles against 0.662 (models/MODEL_CARD.md, stops 56 and 57; found on that reported set).
+    #: of riichi-standing-dev's 37 exports that reach the views, `mild_switch`'s bar let the 2x view
+    #: replace the plain view in 18; with this key it replaces it in 27, and the set returns 0.713 of
+    #: its tiles instead of 0.662 (models/MODEL_CARD.md, stop 57; found on that reported set).
     mild_even: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
