@@ -5,7 +5,7 @@ squatter than a camera shows them (its upright boxes' median width / height is 0
 is about 0.75). Read at a camera's aspect, standing tiles of a print it never saw come back less
 often than the same frames widened to 2:1 (models/MODEL_CARD.md, stop 56: 0.786 against 0.853 of
 riichi-standing-dev's tiles), and the reader only works round it (`camera_squat`). A narrowed copy
-is the photo resized to a share of its width drawn between `low` and NARROWEST_GAIN, area-averaged
+is the photo resized to a share of its width drawn between `low` and WIDEST_SHARE, area-averaged
 as a camera's downscale is; its labels are the photo's own, unchanged, since they are normalised
 to the picture's sides. Train photos only: the val photos stay measured only.
 """
@@ -26,7 +26,7 @@ from vision.train import data
 #: for another seed or `low`, is made again.
 NARROWED_VERSION = 1
 #: The widest share of its width a narrowed copy keeps: a copy narrowed less would be the photo.
-NARROWEST_GAIN = 0.95
+WIDEST_SHARE = 0.95
 
 
 def narrowed(picture: np.ndarray, share: float) -> np.ndarray:
@@ -40,15 +40,15 @@ def write_narrowed(out: Path, low: float, seed: int = 0, source: Path = data.REA
     one-split set that `vision.train.data` reads as train); returns how many. Deterministic for a
     seed. Files are written whole before they are named, and narrowed.json last: a folder without
     it was interrupted and is made again."""
-    if not 0 < low < NARROWEST_GAIN:
-        raise ValueError(f"narrowed: the lowest share must lie between 0 and {NARROWEST_GAIN}, not {low}")
+    if not 0 < low < WIDEST_SHARE:
+        raise ValueError(f"narrowed: the lowest share must lie between 0 and {WIDEST_SHARE}, not {low}")
     rng = np.random.default_rng(seed)
     images, labels = out / "images", out / "labels"
     images.mkdir(parents=True, exist_ok=True)
     labels.mkdir(parents=True, exist_ok=True)
     made = 0
     for photo in data.split_images(source, "train"):
-        share = float(rng.uniform(low, NARROWEST_GAIN))  # drawn for every photo: a skip moves no other
+        share = float(rng.uniform(low, WIDEST_SHARE))  # drawn for every photo: a skip moves no other
         try:
             picture = load_image(photo)
         except ImageLoadError:

@@ -638,22 +638,28 @@ def _hold_out(spec: str, sources: list[Path], synth: Path | None, run_dir: Path)
     return kept, without
 
 
+def _made_once(out: Path, made: bool, write: Callable[[], int], what: str) -> Path:
+    """`out` as it is where `made` (its stamp names these rules, this seed), else emptied and
+    written again by `write` (which returns how many it made), with one line saying so."""
+    if made:
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    t = time.time()
+    n = write()
+    print(f"{what}: {n} made from the real train photos in {time.time() - t:.0f} s -> {out}", flush=True)
+    return out
+
+
 def ensure_strips(seed: int, out: Path = data.STRIPS_DIR) -> Path:
     """The strips of the real train photos for this seed (vision.train.strips), made when missing,
     made for another seed or by older rules (strips.STRIPS_VERSION)."""
     from vision.train import strips
 
     made = out / "strips.json"
-    if made.is_file():
-        stamp = json.loads(made.read_text())
-        if stamp.get("seed") == seed and stamp.get("version") == strips.STRIPS_VERSION:
-            return out
-    if out.exists():
-        shutil.rmtree(out)
-    t = time.time()
-    n = strips.write_strips(out, seed)
-    print(f"strips: {n} made from the real train photos in {time.time() - t:.0f} s -> {out}", flush=True)
-    return out
+    stamp = json.loads(made.read_text()) if made.is_file() else {}
+    current = stamp.get("seed") == seed and stamp.get("version") == strips.STRIPS_VERSION
+    return _made_once(out, current, lambda: strips.write_strips(out, seed), "strips")
 
 
 def ensure_narrowed(low: float, seed: int, out: Path = data.NARROWED_DIR) -> Path:
@@ -661,14 +667,8 @@ def ensure_narrowed(low: float, seed: int, out: Path = data.NARROWED_DIR) -> Pat
     lowest share, made when missing or made by other rules."""
     from vision.train import narrowed
 
-    if narrowed.is_made(out, low, seed):
-        return out
-    if out.exists():
-        shutil.rmtree(out)
-    t = time.time()
-    n = narrowed.write_narrowed(out, low, seed)
-    print(f"narrowed: {n} copies of the real train photos in {time.time() - t:.0f} s -> {out}", flush=True)
-    return out
+    made = narrowed.is_made(out, low, seed)
+    return _made_once(out, made, lambda: narrowed.write_narrowed(out, low, seed), "narrowed copies")
 
 
 def _train_new_only(args, crops: CropSet, num_classes: int, run_dir: Path, real_val: Path) -> Path:

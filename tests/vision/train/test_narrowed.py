@@ -51,14 +51,14 @@ def test_a_narrowed_copy_keeps_its_height_and_its_tiles_under_their_labels(tmp_p
     assert copy.name == "narrow_five.jpg"
     picture = cv2.imread(str(copy))
     h, w = picture.shape[:2]
-    assert h == 480 and 0.7 * 640 - 1 <= w <= narrowed.NARROWEST_GAIN * 640 + 1
+    assert h == 480 and 0.7 * 640 - 1 <= w <= narrowed.WIDEST_SHARE * 640 + 1
     kept = read_labels(out / "labels" / "narrow_five.txt")
     assert kept == read_labels(src / "train" / "labels" / "five.txt")
     grey = picture.mean(2)
     for b in kept:  # the middle of each box is still a bright tile, and the box is narrower in pixels
         x1, y1, x2, y2 = b.xyxy(w, h)
         assert grey[int((y1 + y2) / 2), int((x1 + x2) / 2)] > 200
-        assert (x2 - x1) / (y2 - y1) < 30 / 40 * narrowed.NARROWEST_GAIN + 0.02
+        assert (x2 - x1) / (y2 - y1) < 30 / 40 * narrowed.WIDEST_SHARE + 0.02
     assert not list(out.rglob(".*"))  # no staging file left
 
 
