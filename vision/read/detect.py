@@ -243,8 +243,9 @@ def aspect_views_of(op: OperatingPoint) -> tuple[tuple[float, float], ...]:
     return (*ASPECT_VIEWS, (k, 1.0), (1.0, k))
 
 
-#: An aspect view replaces the photo as it is only if it reads at least this many times the
-#: confident-tile mass AND at least ASPECT_GAIN more (sum of tile confidences at the operating point).
+#: An aspect view replaces the photo as it is only if it reads more than this many times the
+#: confident-tile mass AND more than ASPECT_GAIN more (sum of tile confidences at the operating
+#: point; view_bar).
 #: Both bars keep ordinary photos on the plain view (what the rule does on ordinary photos is
 #: measured in models/MODEL_CARD.md).
 ASPECT_FACTOR, ASPECT_GAIN = 2.0, 1.0
@@ -730,44 +731,31 @@ def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _View
 
 
 def switch_bar(base: float, factor: float = ASPECT_FACTOR, gain: float = ASPECT_GAIN) -> float:
-    """Confident-tile mass an aspect view needs to replace a plain view that has `base`: `factor`
-    x (ASPECT_FACTOR, or a view's own: view_factor) and `gain` more (ASPECT_GAIN, or view_gain)."""
+    """The score an aspect view must read more than to replace a plain view that reads `base`:
+    `factor` x it and `gain` more, whichever is higher (ASPECT_FACTOR and ASPECT_GAIN by default)."""
     return max(factor * base, base + gain)
 
 
-def _mild_even(op: OperatingPoint, squeeze: tuple[float, float]) -> bool:
-    return op.mild_even > 0 and is_mild_view(op, squeeze)
+def view_bar(op: OperatingPoint, squeeze: tuple[float, float], base: float) -> float:
+    """The score the aspect view `squeeze` must read more than to replace a plain view that reads
+    `base`. One place for the rule, so each OperatingPoint key changes one line of it: the mild pair
+    needs only more than `base` with OperatingPoint.mild_even, (1 + mild_switch) x it and
+    ASPECT_GAIN more with mild_switch; every other view switch_bar's default."""
+    if is_mild_view(op, squeeze):
+        if op.mild_even > 0:
+            return base
+        if op.mild_switch > 0:
+            return switch_bar(base, 1.0 + op.mild_switch)
+    return switch_bar(base)
 
 
-def view_factor(op: OperatingPoint, squeeze: tuple[float, float]) -> float:
-    """How many times the plain view's score the aspect view `squeeze` must read to replace it:
-    1.0 for the mild pair with OperatingPoint.mild_even, 1 + OperatingPoint.mild_switch for the mild
-    pair where the reader has that key, else ASPECT_FACTOR."""
-    if _mild_even(op, squeeze):
-        return 1.0
-    if op.mild_switch > 0 and is_mild_view(op, squeeze):
-        return 1.0 + op.mild_switch
-    return ASPECT_FACTOR
-
-
-def view_gain(op: OperatingPoint, squeeze: tuple[float, float]) -> float:
-    """How much more than the plain view's score the aspect view `squeeze` must read: nothing for
-    the mild pair with OperatingPoint.mild_even (it must still read more), else ASPECT_GAIN."""
-    return 0.0 if _mild_even(op, squeeze) else ASPECT_GAIN
-
-
-def choose_view(
-    base: float, others: list[float], factors: list[float] | None = None, gains: list[float] | None = None
-) -> int:
-    """Index of the view to keep: -1 for the photo as it is, else the best aspect view that reads
-    more than the plain view's score (_ViewReading.score: the tiles it would read right, expected)
-    and clears both its factor x (`factors`, by default ASPECT_FACTOR each) and its gain over it
-    (`gains`, by default ASPECT_GAIN each)."""
-    factors = factors or [ASPECT_FACTOR] * len(others)
-    gains = gains or [ASPECT_GAIN] * len(others)
+def choose_view(scores: list[float], bars: list[float]) -> int:
+    """Index of the view to keep: -1 for the photo as it is, else the best-scoring aspect view
+    (_ViewReading.score: the tiles it would read right, expected) of those that read more than
+    their bar (view_bar). A tie with a bar keeps the photo as it is."""
     best = -1
-    for i, (s, factor, gain) in enumerate(zip(others, factors, gains, strict=True)):
-        if s > base and s >= switch_bar(base, factor, gain) and (best < 0 or s > others[best]):
+    for i, (s, bar) in enumerate(zip(scores, bars, strict=True)):
+        if s > bar and (best < 0 or s > scores[best]):
             best = i
     return best
 
@@ -811,14 +799,13 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     # stop 36), so no box of such a photo is called one, in any view.
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
-    factors = [view_factor(tm.op, sq) for sq in views]
-    gains = [view_gain(tm.op, sq) for sq in views]
+    bars = [view_bar(tm.op, sq, base) for sq in views]
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
-        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) >= switch_bar(base, f, g) else o
-        for o, f, g in zip(others, factors, gains, strict=True)
+        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) > bar else o
+        for o, bar in zip(others, bars, strict=True)
     ]
-    pick = choose_view(base, [o.score(tm.tile_conf) for o in others], factors, gains)
+    pick = choose_view([o.score(tm.tile_conf) for o in others], bars)
     if pick < 0:
         return plain
     if floor < tm.tile_conf:

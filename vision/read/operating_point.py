@@ -59,7 +59,7 @@ class OperatingPoint:
     mild_as_seen: float = 0.0
     #: Above 0: the mild pair (`mild_view`) replaces the plain view where it reads at least
     #: (1 + mild_switch) x the plain view's score, and ASPECT_GAIN more (vision.read.detect.
-    #: switch_bar); the 4x and 8x views keep ASPECT_FACTOR. 0.0: the mild pair needs what every
+    #: view_bar); the 4x and 8x views keep ASPECT_FACTOR. 0.0: the mild pair needs what every
     #: aspect view needs (every model.json before it). Why: a 16:9 frame squeezed into a square still
     #: reads many of its tiles in the plain view, so the 2x view, which reads them as they were
     #: photographed, seldom reads twice as many (models/MODEL_CARD.md, stops 55 and 56); the 4x and

@@ -20,6 +20,7 @@ from vision.read.detect import (
     choose_view,
     detect,
     load_model,
+    switch_bar,
     tile_and_face,
 )
 from vision.train.data import read_labels
@@ -233,12 +234,17 @@ def test_photo_stretched_out_of_aspect_is_read_through_a_squeezed_view(axis):
     assert shipped.op.square_views > 0 and right(detect(stretched, model=shipped)) <= 2
 
 
+def _kept(base: float, scores: list[float]) -> int:
+    """choose_view with every view on the default bar against a plain view that reads `base`."""
+    return choose_view(scores, [switch_bar(base)] * len(scores))
+
+
 def test_choose_view_keeps_ordinary_photos_on_the_plain_view():
-    assert choose_view(7.0, [10.5, 3.0]) == -1  # better, but not twice as good: keep the photo as it is
-    assert choose_view(0.0, [0.5, 0.9]) == -1  # a tile-free photo: a stray box is not a reading
-    assert choose_view(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
-    assert choose_view(2.0, [4.0]) == 0 and choose_view(2.0, [3.9]) == -1
-    assert choose_view(5.0, []) == -1
+    assert _kept(7.0, [10.5, 3.0]) == -1  # better, but not twice as good: keep the photo as it is
+    assert _kept(0.0, [0.5, 0.9]) == -1  # a tile-free photo: a stray box is not a reading
+    assert _kept(0.3, [1.5, 7.0, 2.0]) == 1  # the best view that clears both bars
+    assert _kept(2.0, [4.1]) == 0 and _kept(2.0, [4.0]) == -1  # a tie with the bar: the photo as it is
+    assert _kept(5.0, []) == -1
 
 
 def _view(boxes: list[list[float]], squeeze: tuple[int, int], face: float, other: float) -> _ViewReading:
@@ -256,9 +262,9 @@ def test_a_view_scores_the_tiles_it_would_read_right_expected():
     back (faces 0.3 sure, p(other) 0) count 0.8 x 0.3 each, and still beat a view with none."""
     blurred = _view([[0, 0, 640, 50], [0, 60, 640, 110]], (8, 1), face=0.3, other=0.0)
     assert blurred.score(0.45) == pytest.approx(2 * 0.8 * 0.3)
-    assert choose_view(0.0, [blurred.score(0.45)]) == -1  # 0.48: not yet a reading (bar +1.0)
+    assert _kept(0.0, [blurred.score(0.45)]) == -1  # 0.48: not yet a reading (bar +1.0)
     twelve = _view([[0, 60 * i, 640, 60 * i + 50] for i in range(12)], (8, 1), face=0.3, other=0.0)
-    assert choose_view(0.0, [twelve.score(0.45)]) == 0
+    assert _kept(0.0, [twelve.score(0.45)]) == 0
     not_tiles = _view([[0, 0, 640, 50]], (8, 1), face=0.3, other=0.6)
     assert not_tiles.score(0.45) == 0.0  # tile confidence 0.8 x 0.4 < 0.45: not returned, not counted
 

@@ -77,18 +77,19 @@ def test_the_distortion_ratio_is_the_keys_only_for_a_photo_that_could_be_stretch
     assert reader.distortion_ratio(OperatingPoint(square_views=0.02), (640, 640)) == reader.ASPECT_MAX_RATIO
 
 
-def test_only_the_mild_pair_has_the_lower_factor():
+def test_only_the_mild_pair_has_the_lower_bar():
     op = OperatingPoint(mild_view=0.5, mild_switch=0.2)
-    assert reader.view_factor(op, (2, 1)) == pytest.approx(1.2) == reader.view_factor(op, (1, 2))
-    assert all(reader.view_factor(op, sq) == reader.ASPECT_FACTOR for sq in reader.ASPECT_VIEWS)
-    assert reader.view_factor(OperatingPoint(mild_view=0.5), (2, 1)) == reader.ASPECT_FACTOR
+    assert reader.view_bar(op, (2, 1), 10.0) == pytest.approx(12.0) == reader.view_bar(op, (1, 2), 10.0)
+    assert reader.view_bar(op, (2, 1), 2.0) == pytest.approx(3.0)  # still a tile's worth more (ASPECT_GAIN)
+    assert all(reader.view_bar(op, sq, 10.0) == 20.0 for sq in reader.ASPECT_VIEWS)  # ASPECT_FACTOR
+    assert reader.view_bar(OperatingPoint(mild_view=0.5), (2, 1), 10.0) == 20.0
 
 
-def test_choose_view_takes_each_views_own_factor():
-    assert reader.choose_view(5.0, [6.5, 9.0]) == -1  # twice 5.0 is 10.0
-    assert reader.choose_view(5.0, [6.5, 9.0], [2.0, 1.2]) == 1
-    assert reader.choose_view(5.0, [6.5, 9.0], [1.2, 2.0]) == 0
-    assert reader.choose_view(0.2, [1.1], [1.2]) == -1  # still a tile's worth more (ASPECT_GAIN)
+def test_choose_view_takes_each_views_own_bar():
+    assert reader.choose_view([6.5, 9.0], [10.0, 10.0]) == -1  # twice 5.0 is 10.0
+    assert reader.choose_view([6.5, 9.0], [10.0, 6.0]) == 1
+    assert reader.choose_view([6.5, 9.0], [6.0, 10.0]) == 0
+    assert reader.choose_view([6.5, 9.0], [6.0, 6.0]) == 1  # both clear theirs: the higher score
 
 
 def test_with_mild_even_the_2x_view_replaces_the_plain_view_wherever_it_reads_more():
@@ -106,10 +107,8 @@ def test_with_mild_even_the_2x_view_replaces_the_plain_view_wherever_it_reads_mo
 
 def test_mild_even_lowers_only_the_mild_pairs_bar_and_never_to_a_tie():
     op = OperatingPoint(mild_view=0.5, mild_switch=0.2, mild_even=1.0)
-    assert reader.view_factor(op, (2, 1)) == 1.0 and reader.view_gain(op, (1, 2)) == 0.0
-    assert all(reader.view_factor(op, sq) == reader.ASPECT_FACTOR for sq in reader.ASPECT_VIEWS)
-    assert all(reader.view_gain(op, sq) == reader.ASPECT_GAIN for sq in reader.ASPECT_VIEWS)
-    assert reader.view_gain(OperatingPoint(mild_view=0.5, mild_switch=0.2), (2, 1)) == reader.ASPECT_GAIN
-    assert reader.choose_view(4.5, [4.6], [1.0], [0.0]) == 0
-    assert reader.choose_view(4.5, [4.5], [1.0], [0.0]) == -1  # as many: the photo as it is
-    assert reader.choose_view(0.0, [0.0], [1.0], [0.0]) == -1  # a tile-free photo stays plain
+    assert reader.view_bar(op, (2, 1), 4.5) == 4.5 == reader.view_bar(op, (1, 2), 4.5)
+    assert all(reader.view_bar(op, sq, 4.5) == reader.switch_bar(4.5) for sq in reader.ASPECT_VIEWS)
+    assert reader.choose_view([4.6], [4.5]) == 0
+    assert reader.choose_view([4.5], [4.5]) == -1  # as many: the photo as it is
+    assert reader.choose_view([0.0], [0.0]) == -1  # a tile-free photo stays plain
