@@ -485,16 +485,25 @@ class _ViewReading:
         sure = face.max(1) if face.shape[1] else 1.0
         return float((tile * sure)[counted].sum())
 
+    def long_axis(self, conf: float, max_ratio: float) -> int | None:
+        """The axis (0 x, 1 y) along which the sure boxes (tile confidence >= `conf`, at least
+        ASPECT_MIN_TILES) are longer than a tile can be (median long/short side over `max_ratio`),
+        by their median height/width; None where they are not, or too few to tell."""
+        b = self.sure_boxes(conf)
+        if len(b) < ASPECT_MIN_TILES or float(np.median(elongation(b))) <= max_ratio:
+            return None
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        return 1 if float(np.median(h / np.maximum(w, 1e-6))) > 1.0 else 0
+
     def looks_distorted(self, conf: float, max_ratio: float = ASPECT_MAX_RATIO) -> bool:
         """Too few confident tiles to tell, or tiles far longer than a tile is (their median long
         side over `max_ratio` x the short; see ASPECT_MAX_RATIO and distortion_ratio).
         Counted by tile confidence, not by how sure their faces are: a print the classifier never
         saw, seen from the seat, is many doubtful faces, no distorted photo (squeezed 8x its tiles
         blend into tall strips that read as confident backs). Measured in models/MODEL_CARD.md."""
-        b = self.sure_boxes(conf)
-        if len(b) < ASPECT_MIN_TILES:
+        if len(self.sure_boxes(conf)) < ASPECT_MIN_TILES:
             return True
-        return float(np.median(elongation(b))) > max_ratio
+        return self.long_axis(conf, max_ratio) is not None
 
 
 def _read_view(
@@ -736,12 +745,18 @@ def switch_bar(base: float, factor: float = ASPECT_FACTOR, gain: float = ASPECT_
     return max(factor * base, base + gain)
 
 
-def view_bar(op: OperatingPoint, squeeze: tuple[float, float], base: float) -> float:
+def view_bar(
+    op: OperatingPoint, squeeze: tuple[float, float], base: float, long_axis: int | None = None
+) -> float:
     """The score the aspect view `squeeze` must read more than to replace a plain view that reads
-    `base`. One place for the rule, so each OperatingPoint key changes one line of it: the mild pair
-    needs only more than `base` with OperatingPoint.mild_even, (1 + mild_switch) x it and
-    ASPECT_GAIN more with mild_switch; every other view switch_bar's default."""
+    `base`. One place for the rule, so each OperatingPoint key changes one line of it: with
+    OperatingPoint.mild_long, nothing for the mild view that squeezes along the plain view's tiles'
+    impossible long side (`long_axis`, _ViewReading.long_axis: 0 x, 1 y); the mild pair needs only
+    more than `base` with mild_even, (1 + mild_switch) x it and ASPECT_GAIN more with mild_switch;
+    every other view switch_bar's default."""
     if is_mild_view(op, squeeze):
+        if op.mild_long > 0 and long_axis is not None and squeeze[long_axis] > 1:
+            return 0.0
         if op.mild_even > 0:
             return base
         if op.mild_switch > 0:
@@ -799,7 +814,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     # stop 36), so no box of such a photo is called one, in any view.
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
-    bars = [view_bar(tm.op, sq, base) for sq in views]
+    long_axis = plain.long_axis(tm.tile_conf, distortion_ratio(tm.op, size))
+    bars = [view_bar(tm.op, sq, base, long_axis) for sq in views]
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
         _with_faces(tm, pixels, o) if o.score(tm.tile_conf) > bar else o

@@ -72,6 +72,15 @@ class OperatingPoint:
     #: replace the plain view in 18; with this key it replaces it in 27, and the set returns 0.713 of
     #: its tiles instead of 0.662 (models/MODEL_CARD.md, stop 57; found on that reported set).
     mild_even: float = 0.0
+    #: Above 0: where the plain view's sure tiles are longer than a tile can be (median long/short
+    #: side over the distortion ratio, vision.read.detect.distortion_ratio), the view of the mild
+    #: pair that squeezes along their long side replaces the plain view wherever it reads anything,
+    #: whatever the plain view reads (the 4x and 8x views keep their bar, and the best score among
+    #: the views that clear theirs is kept). 0.0: `mild_even`'s bar (every model.json before it).
+    #: Why: a tile photographed as it stands or lies is 4:3, seen low squatter still, so a face
+    #: twice as long as wide is a photo stretched out of its aspect, and the plain view's score of
+    #: such tiles is no reading to keep (models/MODEL_CARD.md, stop 58).
+    mild_long: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9

@@ -112,3 +112,41 @@ def test_mild_even_lowers_only_the_mild_pairs_bar_and_never_to_a_tie():
     assert reader.choose_view([4.6], [4.5]) == 0
     assert reader.choose_view([4.5], [4.5]) == -1  # as many: the photo as it is
     assert reader.choose_view([0.0], [0.0]) == -1  # a tile-free photo stays plain
+
+
+def test_with_mild_long_the_2x_view_along_the_tiles_long_side_replaces_a_plain_view_of_impossible_tiles():
+    """Five plain tiles 2.3:1 (4.5) against three in the view squeezed 2x in height (2.7): fewer, so
+    mild_even keeps the photo as it is; with mild_long no tile is that long, so the 2x view reads it."""
+    keys = {"distorted_below": 0.5, "mild_switch": 0.2, "mild_even": 1.0}
+    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:3]})
+    for long, expected in ((0.0, len(PLAIN_TILES)), (1.0, 3)):
+        point = OperatingPoint(
+            conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_long=long, **keys
+        )
+        model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
+        assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == expected
+
+
+def test_mild_long_drops_the_bar_only_of_the_2x_view_along_the_tiles_long_side():
+    op = OperatingPoint(mild_view=0.5, mild_even=1.0, mild_long=1.0)
+    assert reader.view_bar(op, (1, 2), 4.5, long_axis=1) == 0.0  # tall tiles: squeezed in height
+    assert reader.view_bar(op, (2, 1), 4.5, long_axis=1) == 4.5  # the other way: mild_even's bar
+    assert reader.view_bar(op, (2, 1), 4.5, long_axis=0) == 0.0
+    assert reader.view_bar(op, (1, 2), 4.5) == 4.5  # tiles of a tile's shape, or too few to tell
+    assert all(
+        reader.view_bar(op, sq, 4.5, long_axis=1) == reader.switch_bar(4.5) for sq in reader.ASPECT_VIEWS
+    )
+    assert reader.choose_view([0.0], [0.0]) == -1  # a view that reads nothing never replaces the photo
+
+
+def test_the_long_axis_of_a_reading_is_that_of_its_sure_tiles_when_no_tile_is_that_long():
+    def reading(boxes: list[tuple[int, int, int, int]]) -> reader._ViewReading:
+        n = len(boxes)
+        probs = np.zeros((n, reader.NUM_CLASSES + 1))
+        probs[:, 0] = 1.0
+        return reader._ViewReading(np.array(boxes, float), np.full(n, 0.9), np.zeros(n, int), probs, (1, 1))
+
+    assert reading(PLAIN_TILES).long_axis(0.55, 2.0) == 1  # 20 x 46: tall
+    assert reading([(y, x, y2, x2) for x, y, x2, y2 in PLAIN_TILES]).long_axis(0.55, 2.0) == 0
+    assert reading(PLAIN_TILES).long_axis(0.55, 2.5) is None  # 2.3:1 under the ratio
+    assert reading(PLAIN_TILES[:3]).long_axis(0.55, 2.0) is None  # too few to tell
