@@ -24,7 +24,7 @@ import numpy as np
 from vision import _env
 from vision.classes import CLASS_NAMES, FLOWER_ID, NUM_CLASSES
 from vision.read import learnt as learnt_merge
-from vision.read import manifest, onnx_run, safe_weights
+from vision.read import manifest, mirror, onnx_run, safe_weights
 from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
@@ -516,15 +516,27 @@ def _read_view(
     flowers: bool = True,
     imgsz: int | None = None,
     squat: float = 1.0,
+    mirrored: bool = False,
 ) -> _ViewReading:
     """Run the detector on one (possibly squeezed) view; boxes in original pixels (`size` = w, h).
     Faces are not read yet (see _with_faces): most aspect views never need it. `flowers`: see
     _ViewReading.flowers. `imgsz`: the detector's input size for this view (default the model's).
     `squat`: the detector sees the view's height x this (camera_squat_of); the reading is still
-    the view's (its `squeeze` says how the rules see the boxes)."""
+    the view's (its `squeeze` says how the rules see the boxes). `mirrored`: the detector also
+    reads the view's mirror image, and the two readings are averaged (vision.read.mirror)."""
     imgsz = imgsz or tm.det_imgsz
     view, sx, sy = _detector_view(mid, imgsz, (squeeze[0], squeeze[1] / squat))
     boxes, det_conf, det_cls = _boxes_of(tm.detector, view, imgsz, floor, tm.op.nms_iou)
+    if mirrored:
+        m_boxes, m_conf, m_cls = _boxes_of(
+            tm.detector, np.ascontiguousarray(view[:, ::-1]), imgsz, floor, tm.op.nms_iou
+        )
+        boxes, det_conf, det_cls = mirror.mean_of_two(
+            (boxes, det_conf, det_cls),
+            (mirror.unmirrored(m_boxes, view.shape[1]), m_conf, m_cls),
+            tm.op.nms_iou,
+            floor,
+        )
     if tm.learnt is not None:
         boxes, det_conf, det_cls = _with_learnt(tm, view, imgsz, (boxes, det_conf, det_cls))
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] * sx * mid_scale).clip(0, size[0])
@@ -786,7 +798,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     read again at OperatingPoint.small_view's size where the reader has one (_pooled). A photo
     that looks distorted but could not have been stretched (could_be_stretched: not a square, with
     OperatingPoint.square_views) is read as it is. A photo at its camera's aspect whose sure tiles
-    look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands.
+    look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands
+    (averaged with its mirror image's with OperatingPoint.mirror_tall).
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
@@ -794,7 +807,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
     squat = camera_squat_of(tm, size)
     if squat < 1.0 and looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
-        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat)
+        mirrored = tm.op.mirror_tall > 0
+        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat, mirrored=mirrored)
         plain = _with_faces(tm, pixels, again)
     else:
         squat = 1.0

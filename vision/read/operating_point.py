@@ -81,6 +81,13 @@ class OperatingPoint:
     #: twice as long as wide is a photo stretched out of its aspect, and the plain view's score of
     #: such tiles is no reading to keep (models/MODEL_CARD.md, stop 58).
     mild_long: float = 0.0
+    #: Above 0: where a photo is read again squatter (`camera_squat`), the detector also reads the
+    #: mirror image of that view and the two readings are averaged as test-time augmentation does
+    #: (vision.read.mirror.mean_of_two: boxes that are one tile at `nms_iou` take the mean of both
+    #: confidences, a box one look alone found half its own). 0.0: one look (every model.json
+    #: before it). Why: the unseen print's standing tiles that go missing are mostly boxes the
+    #: detector half-believes (models/MODEL_CARD.md, stop 58).
+    mirror_tall: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9
