@@ -799,7 +799,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     that looks distorted but could not have been stretched (could_be_stretched: not a square, with
     OperatingPoint.square_views) is read as it is. A photo at its camera's aspect whose sure tiles
     look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands
-    (averaged with its mirror image's with OperatingPoint.mirror_tall).
+    (averaged with its mirror image's with OperatingPoint.mirror_tall). With
+    OperatingPoint.square_pair a square that does not look distorted still tries the 2x pair.
     """
     rgb = pixels.rgb
     mid, mid_scale = _mid_image(rgb)
@@ -813,6 +814,19 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     else:
         squat = 1.0
     if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, size)):
+        if (
+            aspect_views
+            and tm.op.square_pair > 0
+            and tm.op.square_views > 0
+            and could_be_stretched(tm.op, size)
+        ):
+            pair = [sq for sq in aspect_views_of(tm.op) if is_mild_view(tm.op, sq)]
+            base = plain.score(tm.tile_conf)
+            kept = _view_kept(
+                tm, pixels, (mid, mid_scale, size), floor, pair, [view_bar(tm.op, sq, base) for sq in pair]
+            )
+            if kept is not None:
+                return kept
         if looks_close(tm, plain, size):
             plain = _pooled(tm, pixels, plain, _read_zoomed(tm, mid, mid_scale, size, floor))
         small = small_view_size(tm)
@@ -830,6 +844,24 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     base = plain.score(tm.tile_conf)
     long_axis = plain.long_axis(tm.tile_conf, distortion_ratio(tm.op, size))
     bars = [view_bar(tm.op, sq, base, long_axis) for sq in views]
+    kept = _view_kept(tm, pixels, (mid, mid_scale, size), floor, views, bars)
+    return plain if kept is None else kept
+
+
+def _view_kept(
+    tm: TileModel,
+    pixels: PhotoPixels,
+    photo: tuple[np.ndarray, float, tuple[int, int]],
+    floor: float,
+    views: list[tuple[float, float]] | tuple[tuple[float, float], ...],
+    bars: list[float],
+) -> _ViewReading | None:
+    """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
+    read, boxes down to `floor`; None where the photo as it is stays. `photo`: _best_reading's mid
+    image, its scale and the photo's size. Views are detected at the operating point (cheap); faces
+    are read only in views whose detector mass, an upper bound of their score, clears their bar; the
+    kept view is read again only where the caller asked for lower-confidence boxes too."""
+    mid, mid_scale, size = photo
     others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
         _with_faces(tm, pixels, o) if o.score(tm.tile_conf) > bar else o
@@ -837,7 +869,7 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     ]
     pick = choose_view([o.score(tm.tile_conf) for o in others], bars)
     if pick < 0:
-        return plain
+        return None
     if floor < tm.tile_conf:
         return _with_faces(
             tm, pixels, _read_view(tm, mid, mid_scale, size, views[pick], floor, flowers=False)

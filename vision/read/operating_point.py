@@ -88,6 +88,13 @@ class OperatingPoint:
     #: before it). Why: the unseen print's standing tiles that go missing are mostly boxes the
     #: detector half-believes (models/MODEL_CARD.md, stop 58).
     mirror_tall: float = 0.0
+    #: Above 0 (with `square_views` and `mild_view`): a square photo whose plain view does not look
+    #: distorted is also read through the mild pair, and one of them replaces the plain view where
+    #: it reads more (vision.read.detect.view_bar, `mild_even`'s bar); else it reads as without it.
+    #: 0.0: only a square that looks distorted reads its views (every model.json before it). Why: a
+    #: square may be a camera's frame squeezed whatever its tiles look like; standing tiles seen low
+    #: are squat, so squeezed they still look under 2:1 (models/MODEL_CARD.md, stop 58).
+    square_pair: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9

@@ -150,3 +150,22 @@ def test_the_long_axis_of_a_reading_is_that_of_its_sure_tiles_when_no_tile_is_th
     assert reading([(y, x, y2, x2) for x, y, x2, y2 in PLAIN_TILES]).long_axis(0.55, 2.0) == 0
     assert reading(PLAIN_TILES).long_axis(0.55, 2.5) is None  # 2.3:1 under the ratio
     assert reading(PLAIN_TILES[:3]).long_axis(0.55, 2.0) is None  # too few to tell
+
+
+def test_with_square_pair_a_square_that_does_not_look_distorted_still_tries_the_2x_pair():
+    """Five tiles 2.3:1 do not look distorted under ASPECT_MAX_RATIO's 2.5; with square_pair the
+    2x pair is read anyway, and the view squeezed in height (seven tiles, 6.3) reads more."""
+    assert _read((SIDE, SIDE), mild_even=1.0)[0] == len(PLAIN_TILES)
+    returned, detector = _read((SIDE, SIDE), mild_even=1.0, square_pair=1.0)
+    assert returned == len(MILD_TILES) and len(detector.asked) == 1 + 2  # the plain view and the pair
+
+
+def test_square_pair_leaves_a_photo_at_a_cameras_aspect_and_a_pair_that_reads_less_alone():
+    returned, detector = _read((288, SIDE), mild_even=1.0, square_pair=1.0)
+    assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
+    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:4]})
+    point = OperatingPoint(
+        conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_even=1.0, square_pair=1.0
+    )
+    model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
+    assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == len(PLAIN_TILES)
