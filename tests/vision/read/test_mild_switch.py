@@ -37,9 +37,12 @@ class ViewDetector:
         return [SimpleNamespace(boxes=SimpleNamespace(xyxy=t[:, :4], conf=t[:, 4], cls=torch.zeros(len(t))))]
 
 
-def _read(shape: tuple[int, int], **op: float) -> tuple[int, ViewDetector]:
-    """How many tiles the reader returns of a photo of `shape` (h, w), and the detector it asked."""
-    detector = ViewDetector({(shape[1], shape[0]): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES})
+def _read(
+    shape: tuple[int, int], mild: list[tuple[float, float, float, float]] = MILD_TILES, **op: float
+) -> tuple[int, ViewDetector]:
+    """How many tiles the reader returns of a photo of `shape` (h, w) whose plain view shows
+    PLAIN_TILES and whose view squeezed 2x in height shows `mild`, and the detector it asked."""
+    detector = ViewDetector({(shape[1], shape[0]): PLAIN_TILES, (SIDE, SIDE // 2): mild})
     point = OperatingPoint(conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, **op)
     model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
     return len(reader.detect(np.zeros((*shape, 3), np.uint8), model=model)), detector
@@ -96,13 +99,8 @@ def test_with_mild_even_the_2x_view_replaces_the_plain_view_wherever_it_reads_mo
     """Five plain tiles (4.5) against six in the 2x view (5.4): under mild_switch's 1.2x and under a
     tile's worth more, so only mild_even lets the 2x view read the photo."""
     keys = {"distorted_below": 0.5, "mild_switch": 0.2}
-    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:6]})
     for even, expected in ((0.0, len(PLAIN_TILES)), (1.0, 6)):
-        point = OperatingPoint(
-            conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_even=even, **keys
-        )
-        model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
-        assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == expected
+        assert _read((SIDE, SIDE), MILD_TILES[:6], mild_even=even, **keys)[0] == expected
 
 
 def test_mild_even_lowers_only_the_mild_pairs_bar_and_never_to_a_tie():
@@ -118,13 +116,8 @@ def test_with_mild_long_the_2x_view_along_the_tiles_long_side_replaces_a_plain_v
     """Five plain tiles 2.3:1 (4.5) against three in the view squeezed 2x in height (2.7): fewer, so
     mild_even keeps the photo as it is; with mild_long no tile is that long, so the 2x view reads it."""
     keys = {"distorted_below": 0.5, "mild_switch": 0.2, "mild_even": 1.0}
-    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:3]})
     for long, expected in ((0.0, len(PLAIN_TILES)), (1.0, 3)):
-        point = OperatingPoint(
-            conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_long=long, **keys
-        )
-        model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
-        assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == expected
+        assert _read((SIDE, SIDE), MILD_TILES[:3], mild_long=long, **keys)[0] == expected
 
 
 def test_mild_long_drops_the_bar_only_of_the_2x_view_along_the_tiles_long_side():
@@ -163,9 +156,4 @@ def test_with_square_pair_a_square_that_does_not_look_distorted_still_tries_the_
 def test_square_pair_leaves_a_photo_at_a_cameras_aspect_and_a_pair_that_reads_less_alone():
     returned, detector = _read((288, SIDE), mild_even=1.0, square_pair=1.0)
     assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
-    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES[:4]})
-    point = OperatingPoint(
-        conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_even=1.0, square_pair=1.0
-    )
-    model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
-    assert len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)) == len(PLAIN_TILES)
+    assert _read((SIDE, SIDE), MILD_TILES[:4], mild_even=1.0, square_pair=1.0)[0] == len(PLAIN_TILES)
