@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -853,7 +854,7 @@ def _view_kept(
     pixels: PhotoPixels,
     photo: tuple[np.ndarray, float, tuple[int, int]],
     floor: float,
-    views: list[tuple[float, float]] | tuple[tuple[float, float], ...],
+    views: Sequence[tuple[float, float]],
     bars: list[float],
 ) -> _ViewReading | None:
     """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
