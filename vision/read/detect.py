@@ -800,7 +800,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     that looks distorted but could not have been stretched (could_be_stretched: not a square, with
     OperatingPoint.square_views) is read as it is. A photo at its camera's aspect whose sure tiles
     look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands
-    (averaged with its mirror image's with OperatingPoint.mirror_tall). With
+    (averaged with its mirror image's with OperatingPoint.mirror_tall), or with
+    OperatingPoint.squat_best where it scores at least as much as the plain reading. With
     OperatingPoint.square_pair a square that does not look distorted still tries the 2x pair.
     """
     rgb = pixels.rgb
@@ -810,8 +811,13 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     squat = camera_squat_of(tm, size)
     if squat < 1.0 and looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
         mirrored = tm.op.mirror_tall > 0
-        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat, mirrored=mirrored)
-        plain = _with_faces(tm, pixels, again)
+        again = _with_faces(
+            tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat, mirrored=mirrored)
+        )
+        if tm.op.squat_best <= 0 or again.score(tm.tile_conf) >= plain.score(tm.tile_conf):
+            plain = again
+        else:
+            squat = 1.0
     else:
         squat = 1.0
     if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, size)):

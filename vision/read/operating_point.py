@@ -95,6 +95,12 @@ class OperatingPoint:
     #: square may be a camera's frame squeezed whatever its tiles look like; standing tiles seen low
     #: are squat, so squeezed they still look under 2:1 (models/MODEL_CARD.md, stop 58).
     square_pair: float = 0.0
+    #: Above 0: where a photo is read again squatter (`camera_squat`), the plain reading is kept
+    #: where it scores more (vision.read.detect._ViewReading.score at `tile_conf`; a tie keeps the
+    #: squat one). 0.0: the squat reading stands (every model.json before it). Why: the detector's
+    #: reading of an unseen print's standing tiles swings with the geometry from photo to photo, so
+    #: a second reading that reads less should not replace the first (models/MODEL_CARD.md, stop 58).
+    squat_best: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9

@@ -19,10 +19,19 @@ TILES_IN_VIEW = [(10 + 40 * i, 128, 40 + 40 * i, 192) for i in range(4)]
 
 
 def _model(
-    detector: ViewDetector, squat: float = 0.889, square_views: float = 0.02, below: float = 0.0
+    detector: ViewDetector,
+    squat: float = 0.889,
+    square_views: float = 0.02,
+    below: float = 0.0,
+    squat_best: float = 0.0,
 ) -> reader.TileModel:
     op = OperatingPoint(
-        conf=0.55, tile_conf=0.55, square_views=square_views, camera_squat=squat, camera_squat_below=below
+        conf=0.55,
+        tile_conf=0.55,
+        square_views=square_views,
+        camera_squat=squat,
+        camera_squat_below=below,
+        squat_best=squat_best,
     )
     return reader.TileModel(detector, None, op, 384, None, {})  # type: ignore[arg-type]
 
@@ -75,3 +84,14 @@ def test_only_a_photo_at_its_cameras_aspect_without_a_learnt_detector_is_seen_sq
     if learnt:
         model = reader.TileModel(model.detector, None, model.op, 384, None, {}, learnt=object())  # type: ignore[arg-type]
     assert reader.camera_squat_of(model, size) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("squat_best", "again", "expected"), [(0.0, 3, 3), (1.0, 3, 4), (1.0, 4, 4)])
+def test_with_squat_best_a_squat_reading_that_reads_less_leaves_the_first_standing(
+    squat_best, again, expected
+):
+    """Four tall tiles as the photo is; the squat view reads `again` of them. Without squat_best the
+    squat reading stands; with it, it stands only where it reads as much as the first (a tie)."""
+    detector = ViewDetector({(PHOTO[1], PHOTO[0]): TALL, SQUAT_VIEW: TILES_IN_VIEW[:again]})
+    found = reader.detect(np.zeros((*PHOTO, 3), np.uint8), model=_model(detector, squat_best=squat_best))
+    assert SQUAT_VIEW in detector.asked and len(found) == expected
