@@ -6,6 +6,7 @@ field, so a key added later is checked without a test of its own."""
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +25,9 @@ def test_each_key_is_read_kept_or_refused_by_its_name(field):
     for bad in (-0.5, 1.5, 320, True, "0.5"):
         with pytest.raises(ValueError, match=field.name):
             OperatingPoint.from_json({field.name: bad})
+
+
+def test_the_readme_names_every_key():
+    """README's list of the operating point stays true as keys are added."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    assert [f.name for f in FIELDS if f"`{f.name}`" not in readme] == []
