@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -788,99 +789,118 @@ def choose_view(scores: list[float], bars: list[float]) -> int:
     return best
 
 
-def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views: bool) -> _ViewReading:
-    """The plain view's reading, or an aspect view's where `choose_view` prefers it; boxes down to
-    detector confidence `floor`.
+@dataclass(frozen=True)
+class _Frame:
+    """One photo as every view of it is cut: its pixels (for the faces' crops), the mid-size image
+    the detector's views are made from and its scale to the photo, and the photo's size (w, h)."""
 
-    Views are compared at the operating point, so aspect views are detected at it (cheap). A view's
-    score is at most its detector mass (class probabilities are <= 1), so faces are read only in
-    views that could still win; the chosen view is read again only when the caller asked for
-    lower-confidence candidates too. A plain view that does not look distorted needs none; it is
-    read again at OperatingPoint.small_view's size where the reader has one (_pooled). A photo
-    that looks distorted but could not have been stretched (could_be_stretched: not a square, with
-    OperatingPoint.square_views) is read as it is. A photo at its camera's aspect whose sure tiles
-    look tall (looks_tall) is read again squatter (camera_squat_of), and that reading stands
-    (averaged with its mirror image's with OperatingPoint.mirror_tall), or with
-    OperatingPoint.squat_best where it scores at least as much as the plain reading. With
-    OperatingPoint.square_pair a square that does not look distorted still tries the 2x pair.
-    """
-    rgb = pixels.rgb
-    mid, mid_scale = _mid_image(rgb)
-    size = (rgb.shape[1], rgb.shape[0])
-    plain = _with_faces(tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor))
-    squat = camera_squat_of(tm, size)
-    if squat < 1.0 and looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
-        mirrored = tm.op.mirror_tall > 0
-        again = _with_faces(
-            tm, pixels, _read_view(tm, mid, mid_scale, size, (1, 1), floor, squat=squat, mirrored=mirrored)
-        )
-        if tm.op.squat_best <= 0 or again.score(tm.tile_conf) >= plain.score(tm.tile_conf):
-            plain = again
-        else:
-            squat = 1.0
-    else:
-        squat = 1.0
-    if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, size)):
-        if (
-            aspect_views
-            and tm.op.square_pair > 0
-            and tm.op.square_views > 0
-            and could_be_stretched(tm.op, size)
-        ):
-            pair = [sq for sq in aspect_views_of(tm.op) if is_mild_view(tm.op, sq)]
-            base = plain.score(tm.tile_conf)
-            kept = _view_kept(
-                tm, pixels, (mid, mid_scale, size), floor, pair, [view_bar(tm.op, sq, base) for sq in pair]
-            )
-            if kept is not None:
-                return kept
-        if looks_close(tm, plain, size):
-            plain = _pooled(tm, pixels, plain, _read_zoomed(tm, mid, mid_scale, size, floor))
-        small = small_view_size(tm)
-        if not small:
-            return plain
-        again = _read_view(tm, mid, mid_scale, size, (1, 1), floor, imgsz=small, squat=squat)
-        return _pooled(tm, pixels, plain, again)
+    pixels: PhotoPixels
+    mid: np.ndarray
+    mid_scale: float
+    size: tuple[int, int]
+
+    @classmethod
+    def of(cls, pixels: PhotoPixels) -> _Frame:
+        """The frame of `pixels`, its mid-size image made once for every view (_mid_image)."""
+        mid, mid_scale = _mid_image(pixels.rgb)
+        return cls(pixels, mid, mid_scale, (pixels.rgb.shape[1], pixels.rgb.shape[0]))
+
+    def read(self, tm: TileModel, squeeze: tuple[float, float], floor: float, **how: Any) -> _ViewReading:
+        """_read_view of this photo, faces not read; `how`: _read_view's keywords (flowers, imgsz,
+        squat, mirrored)."""
+        return _read_view(tm, self.mid, self.mid_scale, self.size, squeeze, floor, **how)
+
+
+def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views: bool) -> _ViewReading:
+    """The photo's reading, boxes down to detector confidence `floor`, in three steps: the photo as
+    it is (_plain_reading: read squatter where its tiles look tall), then, as that reading looks,
+    either what a photo as taken adds (_as_taken_reading) or the aspect view that reads a stretched
+    export best (_stretched_reading). `aspect_views`: whether the aspect views may be read at all."""
+    frame = _Frame.of(pixels)
+    plain, squat = _plain_reading(tm, frame, floor)
+    if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, frame.size)):
+        return _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
     views = aspect_views_of(tm.op)
-    if not (aspect_views and views and could_be_stretched(tm.op, size)):
+    if not (aspect_views and views and could_be_stretched(tm.op, frame.size)):
         return plain
-    # A photo that looks distorted has distorted crops too: a `flower` output learnt on crops of
-    # photos as taken read the blurred tiles of stretched exports as flowers (models/MODEL_CARD.md
-    # stop 36), so no box of such a photo is called one, in any view.
+    return _stretched_reading(tm, frame, plain, floor, views)
+
+
+def _plain_reading(tm: TileModel, frame: _Frame, floor: float) -> tuple[_ViewReading, float]:
+    """The photo as it is, faces read, and the squat it was read at (1.0: as it is). A photo at its
+    camera's aspect whose sure tiles look tall (looks_tall) is read again squatter
+    (camera_squat_of), and that reading stands (averaged with its mirror image's with
+    OperatingPoint.mirror_tall), or with OperatingPoint.squat_best only where it scores at least as
+    much as the first."""
+    plain = _with_faces(tm, frame.pixels, frame.read(tm, (1, 1), floor))
+    squat = camera_squat_of(tm, frame.size)
+    if squat >= 1.0 or not looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
+        return plain, 1.0
+    again = frame.read(tm, (1, 1), floor, squat=squat, mirrored=tm.op.mirror_tall > 0)
+    again = _with_faces(tm, frame.pixels, again)
+    if tm.op.squat_best <= 0 or again.score(tm.tile_conf) >= plain.score(tm.tile_conf):
+        return again, squat
+    return plain, 1.0
+
+
+def _as_taken_reading(
+    tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, squat: float, aspect_views: bool
+) -> _ViewReading:
+    """A photo whose plain view does not look distorted: with OperatingPoint.square_pair a square
+    still tries the 2x pair; a close-up is pooled with its zoomed-out reading (looks_close); the
+    photo is read again at OperatingPoint.small_view's size where the reader has one (_pooled)."""
+    op = tm.op
+    if aspect_views and op.square_pair > 0 and op.square_views > 0 and could_be_stretched(op, frame.size):
+        pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
+        base = plain.score(tm.tile_conf)
+        kept = _view_kept(tm, frame, floor, pair, [view_bar(op, sq, base) for sq in pair])
+        if kept is not None:
+            return kept
+    if looks_close(tm, plain, frame.size):
+        plain = _pooled(
+            tm, frame.pixels, plain, _read_zoomed(tm, frame.mid, frame.mid_scale, frame.size, floor)
+        )
+    small = small_view_size(tm)
+    if not small:
+        return plain
+    return _pooled(tm, frame.pixels, plain, frame.read(tm, (1, 1), floor, imgsz=small, squat=squat))
+
+
+def _stretched_reading(
+    tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, views: Sequence[tuple[float, float]]
+) -> _ViewReading:
+    """A photo that looks distorted and could have been stretched: the aspect view `views` that
+    reads it best against its bar (view_bar), or the photo as it is.
+
+    A photo that looks distorted has distorted crops too: a `flower` output learnt on crops of
+    photos as taken read the blurred tiles of stretched exports as flowers (models/MODEL_CARD.md
+    stop 36), so no box of such a photo is called one, in any view."""
     plain = replace(plain, flowers=False)
     base = plain.score(tm.tile_conf)
-    long_axis = plain.long_axis(tm.tile_conf, distortion_ratio(tm.op, size))
+    long_axis = plain.long_axis(tm.tile_conf, distortion_ratio(tm.op, frame.size))
     bars = [view_bar(tm.op, sq, base, long_axis) for sq in views]
-    kept = _view_kept(tm, pixels, (mid, mid_scale, size), floor, views, bars)
+    kept = _view_kept(tm, frame, floor, views, bars)
     return plain if kept is None else kept
 
 
 def _view_kept(
-    tm: TileModel,
-    pixels: PhotoPixels,
-    photo: tuple[np.ndarray, float, tuple[int, int]],
-    floor: float,
-    views: Sequence[tuple[float, float]],
-    bars: list[float],
+    tm: TileModel, frame: _Frame, floor: float, views: Sequence[tuple[float, float]], bars: list[float]
 ) -> _ViewReading | None:
     """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
-    read, boxes down to `floor`; None where the photo as it is stays. `photo`: _best_reading's mid
-    image, its scale and the photo's size. Views are detected at the operating point (cheap); faces
-    are read only in views whose detector mass, an upper bound of their score, clears their bar; the
-    kept view is read again only where the caller asked for lower-confidence boxes too."""
-    mid, mid_scale, size = photo
-    others = [_read_view(tm, mid, mid_scale, size, sq, tm.tile_conf, flowers=False) for sq in views]
+    read, boxes down to `floor`; None where the photo as it is stays. Views are detected at the
+    operating point (cheap); a view's score is at most its detector mass (class probabilities are
+    <= 1), so faces are read only in views whose mass clears their bar; the kept view is read
+    again only where the caller asked for lower-confidence boxes too."""
+    others = [frame.read(tm, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
-        _with_faces(tm, pixels, o) if o.score(tm.tile_conf) > bar else o
+        _with_faces(tm, frame.pixels, o) if o.score(tm.tile_conf) > bar else o
         for o, bar in zip(others, bars, strict=True)
     ]
     pick = choose_view([o.score(tm.tile_conf) for o in others], bars)
     if pick < 0:
         return None
     if floor < tm.tile_conf:
-        return _with_faces(
-            tm, pixels, _read_view(tm, mid, mid_scale, size, views[pick], floor, flowers=False)
-        )
+        return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=False))
     return others[pick]
 
 
