@@ -3,7 +3,8 @@
 Why: the unseen print's standing tiles that go missing are mostly boxes the detector half-believes,
 which the rules after it cannot take back. Test-time augmentation's mean over the view and its
 mirror lifts the boxes both looks agree on and lowers the ones only one look saw, with no new
-threshold (models/MODEL_CARD.md, stop 58)."""
+threshold. Measured and left off (OperatingPoint.mirror_tall 0): on the unseen print it agreed
+about the shelf behind the tiles as often as about the tiles (models/MODEL_CARD.md, stop 58)."""
 
 from __future__ import annotations
 

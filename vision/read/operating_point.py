@@ -86,20 +86,23 @@ class OperatingPoint:
     #: (vision.read.mirror.mean_of_two: boxes that are one tile at `nms_iou` take the mean of both
     #: confidences, a box one look alone found half its own). 0.0: one look (every model.json
     #: before it). Why: the unseen print's standing tiles that go missing are mostly boxes the
-    #: detector half-believes (models/MODEL_CARD.md, stop 58).
+    #: detector half-believes. Off in models/model.json: it returned fewer of them and more boxes
+    #: that are no tile (models/MODEL_CARD.md, stop 58).
     mirror_tall: float = 0.0
     #: Above 0 (with `square_views` and `mild_view`): a square photo whose plain view does not look
     #: distorted is also read through the mild pair, and one of them replaces the plain view where
     #: it reads more (vision.read.detect.view_bar, `mild_even`'s bar); else it reads as without it.
     #: 0.0: only a square that looks distorted reads its views (every model.json before it). Why: a
     #: square may be a camera's frame squeezed whatever its tiles look like; standing tiles seen low
-    #: are squat, so squeezed they still look under 2:1 (models/MODEL_CARD.md, stop 58).
+    #: are squat, so squeezed they still look under 2:1. Off in models/model.json: it returned more of
+    #: the training print's tiles but read some faces sideways (models/MODEL_CARD.md, stop 58).
     square_pair: float = 0.0
     #: Above 0: where a photo is read again squatter (`camera_squat`), the plain reading is kept
     #: where it scores more (vision.read.detect._ViewReading.score at `tile_conf`; a tie keeps the
     #: squat one). 0.0: the squat reading stands (every model.json before it). Why: the detector's
     #: reading of an unseen print's standing tiles swings with the geometry from photo to photo, so
-    #: a second reading that reads less should not replace the first (models/MODEL_CARD.md, stop 58).
+    #: a second reading that reads less should not replace the first. Off in models/model.json: the
+    #: plain reading scored more where it boxed more that is no tile (models/MODEL_CARD.md, stop 58).
     squat_best: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
