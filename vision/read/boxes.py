@@ -1,5 +1,5 @@
-"""Box geometry on xyxy arrays, shared by evaluation (IoU), suppression (overlap share) and the
-reader's aspect views (how elongated boxes are)."""
+"""Box geometry on xyxy arrays, shared by evaluation (IoU, pairing), suppression (overlap share)
+and the reader's aspect views (how elongated boxes are)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,24 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = intersections(a, b)
     union = areas(a)[:, None] + areas(b)[None, :] - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
+
+
+def greedy_pairs(iou: np.ndarray, order: np.ndarray, min_iou: float) -> np.ndarray:
+    """Per row of `iou` (rows: boxes a, columns: boxes b): the column it is paired with, or -1.
+    Rows take their turn in `order` (surest first, say), each the free column it overlaps most at
+    `min_iou` or more; each column is paired at most once. COCO's matching of predictions to
+    labels, and a reader's matching of two looks at one view, are this one rule."""
+    pair = np.full(iou.shape[0], -1, np.int64)
+    if not iou.size:
+        return pair
+    taken = np.zeros(iou.shape[1], dtype=bool)
+    for i in order:
+        cand = np.where(taken, -1.0, iou[i])
+        j = int(np.argmax(cand))
+        if cand[j] >= min_iou:
+            taken[j] = True
+            pair[i] = j
+    return pair
 
 
 def overlap_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.read.boxes import as_boxes, iou_matrix
+from vision.read.boxes import as_boxes, greedy_pairs, iou_matrix
 
 
 def unmirrored(boxes: np.ndarray, width: float) -> np.ndarray:
@@ -22,19 +22,12 @@ def unmirrored(boxes: np.ndarray, width: float) -> np.ndarray:
 
 def matched_pairs(a: np.ndarray, a_conf: np.ndarray, b: np.ndarray, min_iou: float) -> list[tuple[int, int]]:
     """Pairs (i, j) of boxes of `a` and `b` that are one tile: IoU at least `min_iou`, each box in
-    at most one pair, `a`'s surest boxes first, each taking its best-overlapping free box of `b`."""
+    at most one pair, `a`'s surest boxes first, each taking its best-overlapping free box of `b`
+    (vision.read.boxes.greedy_pairs, the evaluation's own matching)."""
     if not len(a) or not len(b):
         return []
-    iou = iou_matrix(as_boxes(a), as_boxes(b))
-    free = np.ones(len(b), bool)
-    pairs = []
-    for i in np.argsort(-a_conf, kind="stable"):
-        row = np.where(free, iou[i], -1.0)
-        j = int(row.argmax())
-        if row[j] >= min_iou:
-            pairs.append((int(i), j))
-            free[j] = False
-    return pairs
+    pair = greedy_pairs(iou_matrix(as_boxes(a), as_boxes(b)), np.argsort(-a_conf, kind="stable"), min_iou)
+    return [(int(i), int(j)) for i, j in enumerate(pair) if j >= 0]
 
 
 def mean_of_two(

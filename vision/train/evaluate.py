@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import CLASS_NAMES, NUM_CLASSES
-from vision.read.boxes import iou_matrix
+from vision.read.boxes import greedy_pairs, iou_matrix
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 MISSED = "(missed)"
@@ -70,20 +70,11 @@ def match_predictions(
     """COCO-style greedy matching: for each prediction, most confident first, take the unmatched
     ground-truth box of the SAME class with the highest IoU >= iou_thr. Returns a bool TP flag per
     prediction (in the input order); each ground-truth box is matched at most once."""
-    n_pred = len(pred_cls)
-    tp = np.zeros(n_pred, dtype=bool)
-    if n_pred == 0 or len(gt_cls) == 0:
-        return tp
+    if len(pred_cls) == 0 or len(gt_cls) == 0:
+        return np.zeros(len(pred_cls), dtype=bool)
     ious = iou_matrix(pred_boxes, gt_boxes)
     ious[np.asarray(pred_cls)[:, None] != np.asarray(gt_cls)[None, :]] = -1.0
-    taken = np.zeros(len(gt_cls), dtype=bool)
-    for i in np.argsort(-np.asarray(pred_conf), kind="stable"):
-        cand = np.where(taken, -1.0, ious[i])
-        j = int(np.argmax(cand))
-        if cand[j] >= iou_thr:
-            taken[j] = True
-            tp[i] = True
-    return tp
+    return greedy_pairs(ious, np.argsort(-np.asarray(pred_conf), kind="stable"), iou_thr) >= 0
 
 
 def average_precision(tp: np.ndarray, conf: np.ndarray, n_gt: int) -> float:
