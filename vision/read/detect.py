@@ -595,17 +595,21 @@ def _with_learnt(
     return learnt_merge.merge(base, found, tm.op.tile_conf, tm.learnt_conf, tm.learnt_veto, tm.learnt_refit)
 
 
-def _with_faces(tm: TileModel, pixels: PhotoPixels, reading: _ViewReading) -> _ViewReading:
-    """The reading with each box's face read by the classifier from a crop of the photo."""
+def _with_faces(
+    tm: TileModel, pixels: PhotoPixels, reading: _ViewReading, as_taken: bool = False
+) -> _ViewReading:
+    """The reading with each box's face read by the classifier from a crop of the photo.
+    `as_taken`: each crop is turned upright by its box's shape in the photo as it is, whatever view
+    found it (OperatingPoint.pair_as_taken), as in the plain view."""
     if tm.classifier is None:
         return reading
     boxes = reading.boxes
     if not len(boxes):
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
-    as_seen = tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
+    as_seen = not as_taken and tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
     crops = crops_as_seen(pixels, boxes, reading.squeeze) if as_seen else pixels.crops(boxes)
     probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
-    if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not as_seen:
+    if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not (as_seen or as_taken):
         probs = _surer_turned(tm, pixels, boxes, probs)
     read = replace(
         reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
@@ -853,7 +857,8 @@ def _as_taken_reading(
     if aspect_views and op.square_pair > 0 and op.square_views > 0 and could_be_stretched(op, frame.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
         base = plain.score(tm.tile_conf)
-        kept = _view_kept(tm, frame, floor, pair, [view_bar(op, sq, base) for sq in pair])
+        bars = [view_bar(op, sq, base) for sq in pair]
+        kept = _view_kept(tm, frame, floor, pair, bars, as_taken=op.pair_as_taken > 0)
         if kept is not None:
             return kept
     if looks_close(tm, plain, frame.size):
@@ -884,23 +889,29 @@ def _stretched_reading(
 
 
 def _view_kept(
-    tm: TileModel, frame: _Frame, floor: float, views: Sequence[tuple[float, float]], bars: list[float]
+    tm: TileModel,
+    frame: _Frame,
+    floor: float,
+    views: Sequence[tuple[float, float]],
+    bars: list[float],
+    as_taken: bool = False,
 ) -> _ViewReading | None:
     """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
-    read, boxes down to `floor`; None where the photo as it is stays. Views are detected at the
+    read (crops turned as in the photo as it is with `as_taken`, _with_faces), boxes down to
+    `floor`; None where the photo as it is stays. Views are detected at the
     operating point (cheap); a view's score is at most its detector mass (class probabilities are
     <= 1), so faces are read only in views whose mass clears their bar; the kept view is read
     again only where the caller asked for lower-confidence boxes too."""
     others = [frame.read(tm, sq, tm.tile_conf, flowers=False) for sq in views]
     others = [
-        _with_faces(tm, frame.pixels, o) if o.score(tm.tile_conf) > bar else o
+        _with_faces(tm, frame.pixels, o, as_taken) if o.score(tm.tile_conf) > bar else o
         for o, bar in zip(others, bars, strict=True)
     ]
     pick = choose_view([o.score(tm.tile_conf) for o in others], bars)
     if pick < 0:
         return None
     if floor < tm.tile_conf:
-        return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=False))
+        return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=False), as_taken)
     return others[pick]
 
 

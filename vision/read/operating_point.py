@@ -97,6 +97,14 @@ class OperatingPoint:
     #: are squat, so squeezed they still look under 2:1. Off in models/model.json: it returned more of
     #: the training print's tiles but read some faces sideways (models/MODEL_CARD.md, stop 58).
     square_pair: float = 0.0
+    #: Above 0, with `square_pair`: in that path only (a square that does not look distorted), the
+    #: kept 2x view's crops are turned upright by each box's shape in the photo as it is, as the
+    #: plain view's are, never by its shape in the view (`mild_as_seen`) nor read again turned
+    #: (`turn_below`). 0.0: as any mild view (every model.json before it). Why: such a photo's tiles
+    #: are of a tile's shape, so the photo says whether a tile stood or lay; the 2x view overshoots a
+    #: 3:4 photo squeezed into a square, a lying tile looks upright there, and its crop was turned
+    #: the wrong way (models/MODEL_CARD.md, stops 58 and 59).
+    pair_as_taken: float = 0.0
     #: Above 0: where a photo is read again squatter (`camera_squat`), the plain reading is kept
     #: where it scores more (vision.read.detect._ViewReading.score at `tile_conf`; a tie keeps the
     #: squat one). 0.0: the squat reading stands (every model.json before it). Why: the detector's

@@ -93,6 +93,17 @@ def test_the_mild_view_is_read_once_as_seen(monkeypatch, mild_as_seen, squeeze, 
         assert _same(first, crop_tiles(image, BOXES))
 
 
+def test_as_taken_cuts_a_mild_views_crops_as_in_the_photo_and_reads_them_once(monkeypatch):
+    """OperatingPoint.pair_as_taken: a square that does not look distorted is no stretched export,
+    so its tiles' shapes in the photo say which way they stand, whatever view boxed them."""
+    image = _image()
+    spy = _Spy()
+    monkeypatch.setattr(reader, "classify_crops", spy)
+    reader._with_faces(_model(1.0), reader.PhotoPixels(image), _reading((2, 1)), as_taken=True)
+    assert len(spy.batches) == 1 and _same(spy.batches[0], crop_tiles(image, BOXES))
+    assert not _same(spy.batches[0], reader.crops_as_seen(reader.PhotoPixels(image), BOXES, (2, 1)))
+
+
 def test_model_json_carries_it_and_older_ones_read_as_off():
     assert OperatingPoint.from_json({}).mild_as_seen == 0.0
     assert OperatingPoint.from_json({"mild_as_seen": 1.0}).mild_as_seen == 1.0

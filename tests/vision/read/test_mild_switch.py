@@ -157,3 +157,27 @@ def test_square_pair_leaves_a_photo_at_a_cameras_aspect_and_a_pair_that_reads_le
     returned, detector = _read((288, SIDE), mild_even=1.0, square_pair=1.0)
     assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
     assert _read((SIDE, SIDE), MILD_TILES[:4], mild_even=1.0, square_pair=1.0)[0] == len(PLAIN_TILES)
+
+
+def _as_taken_asked(monkeypatch, **op: float) -> dict[tuple[float, float], bool]:
+    """Per view whose faces the reader read, whether it read them as in the photo (as_taken)."""
+    asked: dict[tuple[float, float], bool] = {}
+    real = reader._with_faces
+
+    def spy(tm, pixels, reading, as_taken=False):
+        asked[reading.squeeze] = as_taken
+        return real(tm, pixels, reading, as_taken)
+
+    monkeypatch.setattr(reader, "_with_faces", spy)
+    _read((SIDE, SIDE), **op)
+    return asked
+
+
+def test_pair_as_taken_reads_the_pairs_faces_as_in_the_photo_only_where_the_square_looks_undistorted(
+    monkeypatch,
+):
+    keys = {"mild_even": 1.0, "square_pair": 1.0}
+    assert _as_taken_asked(monkeypatch, **keys)[(1, 2)] is False
+    assert _as_taken_asked(monkeypatch, pair_as_taken=1.0, **keys)[(1, 2)] is True
+    distorted = _as_taken_asked(monkeypatch, distorted_below=0.5, pair_as_taken=1.0, **keys)
+    assert distorted[(1, 2)] is False  # a stretched export: its view says how its tiles stand
