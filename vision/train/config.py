@@ -126,6 +126,11 @@ class TrainConfig:
         "share of the classifier's training crops that lose resolution (each axis down to 0.35-1 "
         "and back up) as a squeezed export or a far tile reaches it; 0: as before",
     )
+    cls_any_turn: float = _opt(
+        0.0,
+        "share of the classifier's training crops whose tile is turned by up to 45 degrees either "
+        "way and cut as a detector boxes a turned tile (a pile of tiles at a real table); 0: as before",
+    )
     cls_new_only: bool = _opt(
         False,
         "with --cls-init: only the outputs it lacks learn (the `flower` of --flower-rows); its "

@@ -323,13 +323,17 @@ def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
     return CropSet(x, y)
 
 
-def augment(batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0) -> torch.Tensor:
+def augment(
+    batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0, any_turn: float = 0.0
+) -> torch.Tensor:
     """Random geometry + colour on a batch of wide crops (N x 3 x SRC_H x SRC_W, 0..1) -> CROP size.
 
     Mirror (the real train set holds flipped photos, so mirrored characters must read the same),
     180-degree turns (tiles face the camera either way up), rare 90-degree turns (square-ish boxes),
     small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts;
-    with `low_res` > 0 that share of the crops also loses resolution (lose_resolution).
+    with `low_res` > 0 that share of the crops also loses resolution (lose_resolution); with
+    `any_turn` > 0 that share shows its tile turned as a tile lying in a pile is (turned_box_widths).
+    With both 0 the random draws are exactly those of every run before them.
     """
     n = batch.shape[0]
 
@@ -341,14 +345,23 @@ def augment(batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0) -> 
     angle = angle + (math.pi / 2) * (torch.rand(n, generator=gen) < 0.08)
     scale = READ_SHARE * u(0.88, 1.12)  # around the reader's view of the box (CROP_MARGIN)
     mirror = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0)
+    widen_x, widen_y = torch.ones(n), torch.ones(n)
+    if any_turn > 0:
+        free = torch.rand(n, generator=gen) < any_turn
+        turn = u(-ANY_TURN_DEGREES, ANY_TURN_DEGREES) * math.pi / 180
+        flip = math.pi * (torch.rand(n, generator=gen) < 0.5)
+        angle = torch.where(free, turn + flip, angle)
+        wx, wy = turned_box_widths(turn, CROP_H / CROP_W)
+        widen_x, widen_y = torch.where(free, wx, widen_x), torch.where(free, wy, widen_y)
     aspect = SRC_H / SRC_W
     cos, sin = torch.cos(angle), torch.sin(angle)
     theta = torch.zeros(n, 2, 3)
-    # Rotation in pixel space expressed in normalised coords (the crop is not square).
-    theta[:, 0, 0] = cos * scale * mirror
-    theta[:, 0, 1] = -sin * scale * aspect
-    theta[:, 1, 0] = sin * scale * mirror / aspect
-    theta[:, 1, 1] = cos * scale
+    # Rotation in pixel space expressed in normalised coords (the crop is not square); the widening
+    # scales the output's axes before the turn, so the crop covers the box around the turned tile.
+    theta[:, 0, 0] = cos * scale * mirror * widen_x
+    theta[:, 0, 1] = -sin * scale * aspect * widen_y
+    theta[:, 1, 0] = sin * scale * mirror / aspect * widen_x
+    theta[:, 1, 1] = cos * scale * widen_y
     theta[:, 0, 2] = u(-0.07, 0.07)
     theta[:, 1, 2] = u(-0.07, 0.07)
     grid = F.affine_grid(theta, (n, 3, CROP_H, CROP_W), align_corners=False)
@@ -363,6 +376,20 @@ def augment(batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0) -> 
     out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
     out = out + 0.02 * torch.randn(out.shape, generator=gen)
     return out.clamp_(0, 1)
+
+
+#: `augment`'s any_turn crops turn their tile by up to this many degrees either way: crop_tiles turns
+#: every box wider than high, so a tile lying at any angle reaches the classifier within 45 degrees
+#: of upright (or of upside down, the 180-degree turn).
+ANY_TURN_DEGREES = 45.0
+
+
+def turned_box_widths(angle: torch.Tensor, tall: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """How many times wider and higher than a tile (`tall` = its height / width) is the upright box
+    around it turned by `angle` (radians): what a detector boxes, and crop_tiles squeezes into the
+    portrait crop, for a tile lying at that angle."""
+    c, s = torch.cos(angle).abs(), torch.sin(angle).abs()
+    return c + tall * s, s / tall + c
 
 
 #: The least share of a crop's width or height kept by lose_resolution (each axis drawn apart).

@@ -199,12 +199,13 @@ def train_classifier(
     device: str = "cpu",
     init: Path | None = None,
     low_res: float = 0.0,
+    any_turn: float = 0.0,
 ) -> Path:
     """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
 
     The final epoch is shipped (no checkpoint selection on val: val only reports).
     `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
-    `num_classes` is 36 when the crops include the `other` class; `low_res`: crops.lose_resolution.
+    `num_classes` is 36 when the crops include the `other` class; `low_res`, `any_turn`: crops.augment.
     """
     _env.use_every_core()
     torch.manual_seed(seed)
@@ -236,7 +237,7 @@ def train_classifier(
         total, seen = 0.0, 0
         for i in range(steps_per_epoch):
             idx = perm[i * batch_size : (i + 1) * batch_size]
-            xb = augment(x_all[idx].float().div_(255), gen, low_res).to(device)
+            xb = augment(x_all[idx].float().div_(255), gen, low_res, any_turn).to(device)
             loss = F.cross_entropy(net(xb), y_all[idx].to(device), label_smoothing=0.05)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -804,6 +805,7 @@ def run(args: TrainConfig) -> int:
                 init=Path(args.cls_init) if args.cls_init else None,
                 lr=args.cls_lr,
                 low_res=getattr(args, "cls_low_res", 0.0),
+                any_turn=getattr(args, "cls_any_turn", 0.0),
             )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":
