@@ -851,8 +851,9 @@ def _as_taken_reading(
     tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, squat: float, aspect_views: bool
 ) -> _ViewReading:
     """A photo whose plain view does not look distorted: with OperatingPoint.square_pair a square
-    still tries the 2x pair (its crops cut as in the photo with pair_as_taken); a close-up is pooled with its zoomed-out reading (looks_close); the
-    photo is read again at OperatingPoint.small_view's size where the reader has one (_pooled)."""
+    still tries the 2x pair (its crops cut as in the photo with pair_as_taken); a close-up is
+    pooled with its zoomed-out reading (looks_close); the photo is read again at
+    OperatingPoint.small_view's size where the reader has one (_pooled)."""
     op = tm.op
     if aspect_views and op.square_pair > 0 and op.square_views > 0 and could_be_stretched(op, frame.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]

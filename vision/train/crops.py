@@ -323,6 +323,20 @@ def val_crops(source: Path = data.REAL_DATASET) -> CropSet:
     return CropSet(x, y)
 
 
+#: `augment`'s any_turn crops turn their tile by up to this many degrees either way: crop_tiles turns
+#: every box wider than high, so a tile lying at any angle reaches the classifier within 45 degrees
+#: of upright (or of upside down, the 180-degree turn).
+ANY_TURN_DEGREES = 45.0
+
+
+def turned_box_widths(angle: torch.Tensor, tall: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """How many times wider and higher than a tile (`tall` = its height / width) is the upright box
+    around it turned by `angle` (radians): what a detector boxes, and crop_tiles squeezes into the
+    portrait crop, for a tile lying at that angle."""
+    c, s = torch.cos(angle).abs(), torch.sin(angle).abs()
+    return c + tall * s, s / tall + c
+
+
 def augment(
     batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0, any_turn: float = 0.0
 ) -> torch.Tensor:
@@ -376,20 +390,6 @@ def augment(
     out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
     out = out + 0.02 * torch.randn(out.shape, generator=gen)
     return out.clamp_(0, 1)
-
-
-#: `augment`'s any_turn crops turn their tile by up to this many degrees either way: crop_tiles turns
-#: every box wider than high, so a tile lying at any angle reaches the classifier within 45 degrees
-#: of upright (or of upside down, the 180-degree turn).
-ANY_TURN_DEGREES = 45.0
-
-
-def turned_box_widths(angle: torch.Tensor, tall: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """How many times wider and higher than a tile (`tall` = its height / width) is the upright box
-    around it turned by `angle` (radians): what a detector boxes, and crop_tiles squeezes into the
-    portrait crop, for a tile lying at that angle."""
-    c, s = torch.cos(angle).abs(), torch.sin(angle).abs()
-    return c + tall * s, s / tall + c
 
 
 #: The least share of a crop's width or height kept by lose_resolution (each axis drawn apart).
