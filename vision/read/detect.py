@@ -489,13 +489,9 @@ class _ViewReading:
 
     def long_axis(self, conf: float, max_ratio: float) -> int | None:
         """The axis (0 x, 1 y) along which the sure boxes (tile confidence >= `conf`, at least
-        ASPECT_MIN_TILES) are longer than a tile can be (median long/short side over `max_ratio`),
-        by their median height/width; None where they are not, or too few to tell."""
-        b = self.sure_boxes(conf)
-        if len(b) < ASPECT_MIN_TILES or float(np.median(elongation(b))) <= max_ratio:
-            return None
-        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
-        return 1 if float(np.median(h / np.maximum(w, 1e-6))) > 1.0 else 0
+        ASPECT_MIN_TILES) are longer than a tile can be (_long_axis_of); None where they are not,
+        or too few to tell."""
+        return _long_axis_of(self.sure_boxes(conf), max_ratio)
 
     def looks_distorted(self, conf: float, max_ratio: float = ASPECT_MAX_RATIO) -> bool:
         """Too few confident tiles to tell, or tiles far longer than a tile is (their median long
@@ -503,9 +499,18 @@ class _ViewReading:
         Counted by tile confidence, not by how sure their faces are: a print the classifier never
         saw, seen from the seat, is many doubtful faces, no distorted photo (squeezed 8x its tiles
         blend into tall strips that read as confident backs). Measured in models/MODEL_CARD.md."""
-        if len(self.sure_boxes(conf)) < ASPECT_MIN_TILES:
-            return True
-        return self.long_axis(conf, max_ratio) is not None
+        b = self.sure_boxes(conf)
+        return len(b) < ASPECT_MIN_TILES or _long_axis_of(b, max_ratio) is not None
+
+
+def _long_axis_of(b: np.ndarray, max_ratio: float) -> int | None:
+    """The axis (0 x, 1 y) along which boxes `b` (at least ASPECT_MIN_TILES) are longer than a tile
+    can be (median long/short side over `max_ratio`), by their median height/width; None where
+    they are not, or too few to tell."""
+    if len(b) < ASPECT_MIN_TILES or float(np.median(elongation(b))) <= max_ratio:
+        return None
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    return 1 if float(np.median(h / np.maximum(w, 1e-6))) > 1.0 else 0
 
 
 def _read_view(
@@ -549,15 +554,13 @@ def _read_view(
     )
 
 
-def _read_zoomed(
-    tm: TileModel, mid: np.ndarray, mid_scale: float, size: tuple[int, int], floor: float
-) -> _ViewReading:
+def _read_zoomed(tm: TileModel, frame: _Frame, floor: float) -> _ViewReading:
     """The photo read centred on a canvas 1 / OperatingPoint.zoom_view times its size (on_canvas)
-    as any view is read (_read_view); boxes in original pixels (`size` = w, h), clipped to the
+    as any view is read (_read_view); boxes in the photo's pixels (`frame.size`), clipped to the
     photo, none left that lies on the canvas alone. Faces are not read yet."""
-    canvas, offset = on_canvas(mid, 1.0 / tm.op.zoom_view)
+    canvas, offset = on_canvas(frame.mid, 1.0 / tm.op.zoom_view)
     read = _read_view(tm, canvas, 1.0, (canvas.shape[1], canvas.shape[0]), (1, 1), floor)
-    boxes = off_canvas(read.boxes, offset, mid_scale, size)
+    boxes = off_canvas(read.boxes, offset, frame.mid_scale, frame.size)
     inside = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
     return replace(read, boxes=boxes[inside], det_conf=read.det_conf[inside], det_cls=read.det_cls[inside])
 
@@ -863,9 +866,7 @@ def _as_taken_reading(
         if kept is not None:
             return kept
     if looks_close(tm, plain, frame.size):
-        plain = _pooled(
-            tm, frame.pixels, plain, _read_zoomed(tm, frame.mid, frame.mid_scale, frame.size, floor)
-        )
+        plain = _pooled(tm, frame.pixels, plain, _read_zoomed(tm, frame, floor))
     small = small_view_size(tm)
     if not small:
         return plain
