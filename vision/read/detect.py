@@ -722,34 +722,47 @@ def small_view_size(tm: TileModel) -> int:
     return max(DETECTOR_STRIDE, round(tm.det_imgsz * tm.op.small_view / DETECTOR_STRIDE) * DETECTOR_STRIDE)
 
 
-def _pooled(tm: TileModel, pixels: PhotoPixels, read: _ViewReading, again: _ViewReading) -> _ViewReading:
-    """`read` (faces read) and `again` (the same view at another input size, faces not read) as one
-    reading: both sets of boxes suppressed together by detector confidence at the reader's NMS IoU,
-    as one detector run would suppress its own; the faces of `read`'s kept boxes are reused, those
-    of `again`'s kept boxes read from their crops. With OperatingPoint.small_view_plain_first,
-    `read`'s sure boxes go first, so no box of `again` replaces one."""
+def _pooled(
+    tm: TileModel,
+    pixels: PhotoPixels,
+    read: _ViewReading,
+    again: _ViewReading,
+    plain_first: bool | None = None,
+    as_taken: bool = False,
+) -> _ViewReading:
+    """`read` (faces read) and `again` (another view of the same photo, its boxes in the photo's
+    pixels) as one reading: both sets of boxes suppressed together by detector confidence at the
+    reader's NMS IoU, as one detector run would suppress its own; the faces of `read`'s kept boxes
+    are reused, those of `again`'s kept boxes too where it has faces, else read from their crops
+    (cut as in the photo with `as_taken`, _with_faces). With `plain_first` (by default
+    OperatingPoint.small_view_plain_first), `read`'s sure boxes go first, so no box of `again`
+    replaces one."""
     if not len(again.boxes):
         return read
+    if plain_first is None:
+        plain_first = tm.op.small_view_plain_first > 0
     boxes = np.concatenate((read.boxes, again.boxes))
     det_conf = np.concatenate((read.det_conf, again.det_conf))
     order = det_conf.copy()
-    if tm.op.small_view_plain_first > 0:  # detector confidences are <= 1: a sure plain box outranks all
+    if plain_first:  # detector confidences are <= 1: a sure plain box outranks all
         order[: len(read.boxes)] += np.where(read.det_conf >= tm.tile_conf, 1.0, 0.0)
     with np.errstate(invalid="ignore"):  # two boxes clipped to nothing at the photo's edge: 0 / 0
         keep = np.sort(greedy_keep(boxes.astype(np.float32), order.astype(np.float32), tm.op.nms_iou))
     mine, new = keep[keep < len(read.boxes)], keep[keep >= len(read.boxes)] - len(read.boxes)
     if not len(new):
         return read
-    extra = _with_faces(
-        tm,
-        pixels,
-        replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new]),
-    )
+    extra = replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new])
+    if again.probs is None:
+        extra = _with_faces(tm, pixels, extra, as_taken)
+    else:
+        gate = None if again.gate is None else again.gate[new]
+        extra = replace(extra, probs=again.probs[new], gate=gate)
     probs = gate = None
     if read.probs is not None and extra.probs is not None:
         probs = np.concatenate((read.probs[mine], extra.probs))
-    if read.gate is not None and extra.gate is not None:
-        gate = np.concatenate((read.gate[mine], extra.gate))
+    if read.gate is not None:  # a view read without the flower rules asked no box of the gate
+        asked = extra.gate if extra.gate is not None else np.zeros(len(extra.boxes))
+        gate = np.concatenate((read.gate[mine], asked))
     return replace(
         read,
         boxes=np.concatenate((read.boxes[mine], extra.boxes)),
@@ -854,7 +867,9 @@ def _as_taken_reading(
     tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, squat: float, aspect_views: bool
 ) -> _ViewReading:
     """A photo whose plain view does not look distorted: with OperatingPoint.square_pair a square
-    still tries the 2x pair (its crops cut as in the photo with pair_as_taken); a close-up is
+    still tries the 2x pair (its crops cut as in the photo with pair_as_taken, flowers read with
+    pair_flowers), which replaces the plain reading or, with pair_pooled, adds the boxes the plain
+    reading lacks; a close-up is
     pooled with its zoomed-out reading (looks_close); the photo is read again at
     OperatingPoint.small_view's size where the reader has one (_pooled)."""
     op = tm.op
@@ -862,9 +877,12 @@ def _as_taken_reading(
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
         base = plain.score(tm.tile_conf)
         bars = [view_bar(op, sq, base) for sq in pair]
-        kept = _view_kept(tm, frame, floor, pair, bars, as_taken=op.pair_as_taken > 0)
-        if kept is not None:
+        as_taken = op.pair_as_taken > 0
+        kept = _view_kept(tm, frame, floor, pair, bars, as_taken, flowers=op.pair_flowers > 0)
+        if kept is not None and op.pair_pooled <= 0:
             return kept
+        if kept is not None:
+            plain = _pooled(tm, frame.pixels, plain, kept, plain_first=True, as_taken=as_taken)
     if looks_close(tm, plain, frame.size):
         plain = _pooled(tm, frame.pixels, plain, _read_zoomed(tm, frame, floor))
     small = small_view_size(tm)
@@ -897,14 +915,16 @@ def _view_kept(
     views: Sequence[tuple[float, float]],
     bars: list[float],
     as_taken: bool = False,
+    flowers: bool = False,
 ) -> _ViewReading | None:
     """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
     read (crops turned as in the photo as it is with `as_taken`, _with_faces), boxes down to
-    `floor`; None where the photo as it is stays. Views are detected at the
+    `floor`; None where the photo as it is stays. `flowers`: the views are read with the flower
+    rules of a photo as taken (_ViewReading.flowers; never for a photo that looks distorted). Views are detected at the
     operating point (cheap); a view's score is at most its detector mass (class probabilities are
     <= 1), so faces are read only in views whose mass clears their bar; the kept view is read
     again only where the caller asked for lower-confidence boxes too."""
-    others = [frame.read(tm, sq, tm.tile_conf, flowers=False) for sq in views]
+    others = [frame.read(tm, sq, tm.tile_conf, flowers=flowers) for sq in views]
     others = [
         _with_faces(tm, frame.pixels, o, as_taken) if o.score(tm.tile_conf) > bar else o
         for o, bar in zip(others, bars, strict=True)
@@ -913,7 +933,7 @@ def _view_kept(
     if pick < 0:
         return None
     if floor < tm.tile_conf:
-        return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=False), as_taken)
+        return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=flowers), as_taken)
     return others[pick]
 
 

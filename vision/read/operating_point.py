@@ -105,6 +105,19 @@ class OperatingPoint:
     #: 3:4 photo squeezed into a square, a lying tile looks upright there, and its crop was turned
     #: the wrong way (models/MODEL_CARD.md, stops 58 and 59).
     pair_as_taken: float = 0.0
+    #: Above 0, with `square_pair`: in that path only, the 2x pair is read with the plain view's
+    #: flower rules (the classifier's flower output, the flower gate, `rescue_gate`), from the
+    #: scores against the bar to the kept view's boxes. 0.0: flowers are never called in it, as in
+    #: every aspect view (every model.json before it). Why: such a photo does not look distorted,
+    #: so it is a photo as taken, and 4 of the 5 boxes square_pair added on g4 were flower tiles
+    #: (models/MODEL_CARD.md, stops 59 and 60).
+    pair_flowers: float = 0.0
+    #: Above 0, with `square_pair`: where that path keeps a 2x view, its boxes are pooled into the
+    #: plain reading (the plain view's sure boxes first, vision.read.detect._pooled) instead of the
+    #: view replacing it. 0.0: the kept view replaces the plain reading (every model.json before
+    #: it). Why: the plain view's faces stand wherever it has a box, and only the tiles it missed
+    #: are added (models/MODEL_CARD.md, stops 59 and 60).
+    pair_pooled: float = 0.0
     #: Above 0: where a photo is read again squatter (`camera_squat`), the plain reading is kept
     #: where it scores more (vision.read.detect._ViewReading.score at `tile_conf`; a tie keeps the
     #: squat one). 0.0: the squat reading stands (every model.json before it). Why: the detector's
