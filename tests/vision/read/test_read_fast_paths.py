@@ -107,8 +107,13 @@ def test_aspect_views_are_skipped_when_the_plain_view_reads_the_hand(monkeypatch
         "_read_view",
         lambda tm, m, s, size, sq, f, **kw: views.append(sq) or real(tm, m, s, size, sq, f, **kw),
     )
-    reader.detect(img)
-    assert views == [(1, 1)]
+    reader.detect(img[80:560])  # 640 x 480: a camera's 4:3, never a stretched export
+    assert set(views) == {(1, 1)}
+    views.clear()
+    reader.detect(img)  # a square: with square_pair the 2x pair is read too, never a heavy view
+    op = reader.load_model().op
+    pair = [sq for sq in reader.aspect_views_of(op) if reader.is_mild_view(op, sq)]
+    assert views[0] == (1, 1) and set(views[1:]) == set(pair)
     views.clear()
     reader.detect(np.full((640, 640, 3), 200, np.uint8))  # nothing read: the squeezed views are tried
     assert views[0] == (1, 1) and len(views) == 1 + len(reader.aspect_views_of(reader.load_model().op))
@@ -155,8 +160,9 @@ def test_the_models_own_tta_threshold_decides_which_crops_get_the_other_views(mo
         return real(net, crops, tta_below)
 
     monkeypatch.setattr(reader, "classify_crops", spy)
-    reader.detect(img, model=replace(tm, op=replace(tm.op, tta_below=0.0)))
-    reader.detect(img, model=replace(tm, op=replace(tm.op, tta_below=1.0)))
+    plain = replace(tm.op, square_pair=0.0)  # the square grid's faces read in the plain view only
+    reader.detect(img, model=replace(tm, op=replace(plain, tta_below=0.0)))
+    reader.detect(img, model=replace(tm, op=replace(plain, tta_below=1.0)))
     assert [t for t, _ in seen] == [0.0, 1.0]
     assert seen[0][1] == seen[1][1] > 0  # the same boxes' crops, read once or in four views
     assert TTA_BELOW == 0.9  # a model.json without the field reads as every model before it did
