@@ -40,6 +40,12 @@ of its one-sided NOISE_LEVEL interval is below zero. The reader is deterministic
 read twice gives the same boxes), so the photos drawn are the noise. Synthetic sets are printed
 apart and never enter the rule.
 
+Tile fates (`tile_fates`, shown, never in the rule): each candidate against the shipped reader,
+labelled tile by labelled tile on every real set: tiles newly returned or lost, tiles read right ->
+wrong or wrong -> right, and the faces right on the tiles both return. The rule's faces number is a
+share of the tiles a reader returns; this says whether a change in it is the same tiles read worse
+or new, harder tiles.
+
 Prints markdown tables and writes the same numbers as JSON to --out (default: none).
 """
 
@@ -74,6 +80,7 @@ from vision.train.evaluate import (  # noqa: E402
     collect,
     detections_result,
     image_counts,
+    labelled_tile_reads,
     mean_ap,
 )
 from vision.train.rows import in_a_row  # noqa: E402
@@ -191,6 +198,37 @@ def ship_verdict(base: list[SetReading], cand: list[SetReading]) -> tuple[bool, 
         if b.real:
             findings += compare(b, c)
     return not any(f.loss for f in findings), findings
+
+
+def tile_fates(base: SetReading, cand: SetReading) -> dict[str, int]:
+    """Labelled tile by labelled tile, what `cand` reads that `base` did not (each at its own
+    point): tiles newly returned (right or wrong face), lost (were right or wrong), the same tile
+    read right -> wrong and wrong -> right, and of the tiles both return how many each reads right.
+    Why: the rule's faces number is a share of the tiles a reader returns, so a reader that
+    returns more, harder tiles can lose it while the player fixes fewer (stops 59 and 60); this
+    says where a difference comes from. Shown, never in the rule."""
+    fates = dict.fromkeys(
+        ("new_right", "new_wrong", "lost_right", "lost_wrong", "right_to_wrong", "wrong_to_right", "both"), 0
+    )
+    fates |= {"both_right_base": 0, "both_right_cand": 0}
+    for b_im, c_im in zip(base.images, cand.images, strict=True):
+        if b_im.name != c_im.name:
+            raise ValueError(
+                f"{base.name}: the two readings are of different photos ({b_im.name}, {c_im.name})"
+            )
+        b = labelled_tile_reads(b_im.above(base.conf))
+        c = labelled_tile_reads(c_im.above(cand.conf))
+        gained, lost, both = (b < 0) & (c >= 0), (b >= 0) & (c < 0), (b >= 0) & (c >= 0)
+        fates["new_right"] += int((gained & (c == 1)).sum())
+        fates["new_wrong"] += int((gained & (c == 0)).sum())
+        fates["lost_right"] += int((lost & (b == 1)).sum())
+        fates["lost_wrong"] += int((lost & (b == 0)).sum())
+        fates["right_to_wrong"] += int((both & (b == 1) & (c == 0)).sum())
+        fates["wrong_to_right"] += int((both & (b == 0) & (c == 1)).sum())
+        fates["both"] += int(both.sum())
+        fates["both_right_base"] += int((both & (b == 1)).sum())
+        fates["both_right_cand"] += int((both & (c == 1)).sum())
+    return fates
 
 
 def stretched(im: ImageResult) -> bool:
@@ -328,6 +366,24 @@ def error_counts(per_photo: np.ndarray) -> dict[str, int]:
     }
 
 
+def print_fates(fates: dict[str, dict[str, dict[str, int]]]) -> None:
+    """Markdown: per candidate and real set, its tile_fates against the shipped reader."""
+    print("\nTile fates against the shipped reader (labelled tiles; shown, never in the rule):")
+    print(
+        "| set | reader | newly returned: right / wrong | lost: were right / wrong | right → wrong | "
+        "wrong → right | faces on the tiles both return: shipped → reader |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, by_set in fates.items():
+        for set_name, f in by_set.items():
+            both = max(f["both"], 1)
+            print(
+                f"| {set_name} | {name} | {f['new_right']} / {f['new_wrong']} | {f['lost_right']} / "
+                f"{f['lost_wrong']} | {f['right_to_wrong']} | {f['wrong_to_right']} | "
+                f"{f['both_right_base'] / both:.4f} → {f['both_right_cand'] / both:.4f} ({f['both']}) |"
+            )
+
+
 def print_tables(rows: list[dict], verdicts: dict[tuple[str, str], tuple[bool, list[Finding]]]) -> None:
     """Markdown: one table of every reader on every set, then each verdict's findings (keys:
     (candidate, the reader it is judged against))."""
@@ -442,6 +498,13 @@ def main() -> int:
         f"labels: {'as the dataset has them' if args.as_labelled else f'{n_fixes} reviewed fixes applied'}\n"
     )
     print_tables(rows, verdicts)
+    fates = {
+        name: {c.name: tile_fates(b, c) for b, c in zip(readings["shipped"], sets, strict=True) if c.real}
+        for name, sets in readings.items()
+        if name != "shipped"
+    }
+    if fates:
+        print_fates(fates)
     if args.out:
         doc = {
             "readers": {name: str(path) for name, path in readers},
@@ -452,6 +515,7 @@ def main() -> int:
                 for (n, base), (s, fs) in verdicts.items()
                 if base == "shipped"
             },
+            "fates": fates,
             "against": {
                 f"{n} vs {base}": {"not_worse": s, "findings": [f.__dict__ for f in fs]}
                 for (n, base), (s, fs) in verdicts.items()

@@ -147,6 +147,26 @@ def _boxed(im: ImageResult, iou_thr: float) -> np.ndarray:
     )
 
 
+#: labelled_tile_reads: a labelled tile no returned box covers.
+MISSED = -1
+
+
+def labelled_tile_reads(im: ImageResult, iou_thr: float = 0.5) -> np.ndarray:
+    """Per labelled tile: MISSED, else 1 where the box on it (the class-agnostic matching the rule's
+    "tiles returned" counts) reads its face, 0 where it reads another. Why: two readers' numbers
+    are shares of different tiles; read tile by tile they say which tiles one reader gained, lost,
+    or read differently (benchmarks/reader_report.py's tile fates)."""
+    gt_cls = np.asarray(im.gt_cls, dtype=int)
+    out = np.full(len(gt_cls), MISSED, dtype=np.int64)
+    if not len(gt_cls) or not len(im.pred_cls):
+        return out
+    order = np.argsort(-np.asarray(im.pred_conf), kind="stable")
+    pair = greedy_pairs(iou_matrix(im.pred_boxes, im.gt_boxes), order, iou_thr)
+    on = np.flatnonzero(pair >= 0)
+    out[pair[on]] = (np.asarray(im.pred_cls, dtype=int)[on] == gt_cls[pair[on]]).astype(np.int64)
+    return out
+
+
 @dataclass
 class TileCounts:
     """Class-agnostic counts over images: ground-truth tiles, returned boxes, boxes on a tile, those
