@@ -850,14 +850,17 @@ def _plain_reading(tm: TileModel, frame: _Frame, floor: float) -> tuple[_ViewRea
     """The photo as it is, faces read, and the squat it was read at (1.0: as it is). A photo at its
     camera's aspect whose sure tiles look tall (looks_tall) is read again squatter
     (camera_squat_of), and that reading stands (averaged with its mirror image's with
-    OperatingPoint.mirror_tall), or with OperatingPoint.squat_best only where it scores at least as
-    much as the first."""
+    OperatingPoint.mirror_tall; with the first's boxes it lacks pooled in with
+    OperatingPoint.squat_pooled), or with OperatingPoint.squat_best only where it scores at least
+    as much as the first."""
     plain = _with_faces(tm, frame.pixels, frame.read(tm, (1, 1), floor))
     squat = camera_squat_of(tm, frame.size)
     if squat >= 1.0 or not looks_tall(plain, tm.tile_conf, tm.op.camera_squat_below):
         return plain, 1.0
     again = frame.read(tm, (1, 1), floor, squat=squat, mirrored=tm.op.mirror_tall > 0)
     again = _with_faces(tm, frame.pixels, again)
+    if tm.op.squat_pooled > 0:
+        again = _pooled(tm, frame.pixels, again, plain, plain_first=True)
     if tm.op.squat_best <= 0 or again.score(tm.tile_conf) >= plain.score(tm.tile_conf):
         return again, squat
     return plain, 1.0

@@ -125,6 +125,13 @@ class OperatingPoint:
     #: a second reading that reads less should not replace the first. Off in models/model.json: the
     #: plain reading scored more where it boxed more that is no tile (models/MODEL_CARD.md, stop 58).
     squat_best: float = 0.0
+    #: Above 0: where a photo is read again squatter (`camera_squat`), the plain reading's boxes
+    #: the squat reading lacks are pooled into it (its sure boxes first, vision.read.detect._pooled)
+    #: instead of the squat reading replacing the plain one (before `squat_best` decides). 0.0: the
+    #: squat reading stands alone (every model.json before it). Why: a second look that adds the
+    #: boxes the first lacks and keeps the first's boxes and faces shipped for the 2x pair
+    #: (`pair_pooled`, models/MODEL_CARD.md stop 60).
+    squat_pooled: float = 0.0
     #: Above 0: a photo that could be stretched (vision.read.detect.could_be_stretched) looks
     #: distorted where its confident tiles' median short side is under this share of their long
     #: side (0.5: 2:1); 0.0: under 1 / ASPECT_MAX_RATIO (every model.json before it). Why: a 16:9

@@ -24,6 +24,7 @@ def _model(
     square_views: float = 0.02,
     below: float = 0.0,
     squat_best: float = 0.0,
+    squat_pooled: float = 0.0,
 ) -> reader.TileModel:
     op = OperatingPoint(
         conf=0.55,
@@ -32,6 +33,7 @@ def _model(
         camera_squat=squat,
         camera_squat_below=below,
         squat_best=squat_best,
+        squat_pooled=squat_pooled,
     )
     return reader.TileModel(detector, None, op, 384, None, {})  # type: ignore[arg-type]
 
@@ -95,3 +97,15 @@ def test_with_squat_best_a_squat_reading_that_reads_less_leaves_the_first_standi
     detector = ViewDetector({(PHOTO[1], PHOTO[0]): TALL, SQUAT_VIEW: TILES_IN_VIEW[:again]})
     found = reader.detect(np.zeros((*PHOTO, 3), np.uint8), model=_model(detector, squat_best=squat_best))
     assert SQUAT_VIEW in detector.asked and len(found) == expected
+
+
+def test_with_squat_pooled_the_first_readings_boxes_the_squat_one_lacks_are_added():
+    """Four tall tiles as the photo is; the squat view reads the first three of them (as the
+    photo's pixels, the same boxes) and nothing of the fourth: pooled, the fourth comes back from
+    the first reading, and the three both read are returned once."""
+    detector = ViewDetector({(PHOTO[1], PHOTO[0]): TALL, SQUAT_VIEW: TILES_IN_VIEW[:3]})
+    found = reader.detect(np.zeros((*PHOTO, 3), np.uint8), model=_model(detector, squat_pooled=1.0))
+    assert SQUAT_VIEW in detector.asked and len(found) == 4
+    assert sorted(round(d.xyxy[0]) for d in found) == [10, 50, 90, 130]
+    alone = reader.detect(np.zeros((*PHOTO, 3), np.uint8), model=_model(detector))
+    assert len(alone) == 3
