@@ -872,9 +872,8 @@ def _as_taken_reading(
     """A photo whose plain view does not look distorted: with OperatingPoint.square_pair a square
     still tries the 2x pair (its crops cut as in the photo with pair_as_taken, flowers read with
     pair_flowers), which replaces the plain reading or, with pair_pooled, adds the boxes the plain
-    reading lacks; a close-up is
-    pooled with its zoomed-out reading (looks_close); the photo is read again at
-    OperatingPoint.small_view's size where the reader has one (_pooled)."""
+    reading lacks; a close-up is pooled with its zoomed-out reading (looks_close); the photo is
+    read again at OperatingPoint.small_view's size where the reader has one (_pooled)."""
     op = tm.op
     if aspect_views and op.square_pair > 0 and op.square_views > 0 and could_be_stretched(op, frame.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
@@ -923,10 +922,10 @@ def _view_kept(
     """The aspect view of `views` that choose_view keeps against its bar (`bars`, view_bar), faces
     read (crops turned as in the photo as it is with `as_taken`, _with_faces), boxes down to
     `floor`; None where the photo as it is stays. `flowers`: the views are read with the flower
-    rules of a photo as taken (_ViewReading.flowers; never for a photo that looks distorted). Views are detected at the
-    operating point (cheap); a view's score is at most its detector mass (class probabilities are
-    <= 1), so faces are read only in views whose mass clears their bar; the kept view is read
-    again only where the caller asked for lower-confidence boxes too."""
+    rules of a photo as taken (_ViewReading.flowers; never for a photo that looks distorted).
+    Views are detected at the operating point (cheap); a view's score is at most its detector mass
+    (class probabilities are <= 1), so faces are read only in views whose mass clears their bar;
+    the kept view is read again only where the caller asked for lower-confidence boxes too."""
     others = [frame.read(tm, sq, tm.tile_conf, flowers=flowers) for sq in views]
     others = [
         _with_faces(tm, frame.pixels, o, as_taken) if o.score(tm.tile_conf) > bar else o

@@ -138,13 +138,18 @@ def precision_recall(
     return precision, recall, tp, fp, fn
 
 
+def _agnostic_pairs(im: ImageResult, iou_thr: float) -> np.ndarray:
+    """Per prediction: the ground-truth tile it boxes, whatever the face, or -1 (match_predictions'
+    greedy matching, most confident first, with the classes left out)."""
+    if not len(im.pred_cls) or not len(im.gt_cls):
+        return np.full(len(im.pred_cls), -1, np.int64)
+    order = np.argsort(-np.asarray(im.pred_conf), kind="stable")
+    return greedy_pairs(iou_matrix(im.pred_boxes, im.gt_boxes), order, iou_thr)
+
+
 def _boxed(im: ImageResult, iou_thr: float) -> np.ndarray:
     """Per prediction: whether it boxes a ground-truth tile, whatever the face (class-agnostic)."""
-    gt_cls = np.asarray(im.gt_cls, dtype=int)
-    pred_cls = np.asarray(im.pred_cls, dtype=int)
-    return match_predictions(
-        im.gt_boxes, np.zeros_like(gt_cls), im.pred_boxes, np.zeros_like(pred_cls), im.pred_conf, iou_thr
-    )
+    return _agnostic_pairs(im, iou_thr) >= 0
 
 
 #: labelled_tile_reads: a labelled tile no returned box covers.
@@ -158,10 +163,7 @@ def labelled_tile_reads(im: ImageResult, iou_thr: float = 0.5) -> np.ndarray:
     or read differently (benchmarks/reader_report.py's tile fates)."""
     gt_cls = np.asarray(im.gt_cls, dtype=int)
     out = np.full(len(gt_cls), MISSED, dtype=np.int64)
-    if not len(gt_cls) or not len(im.pred_cls):
-        return out
-    order = np.argsort(-np.asarray(im.pred_conf), kind="stable")
-    pair = greedy_pairs(iou_matrix(im.pred_boxes, im.gt_boxes), order, iou_thr)
+    pair = _agnostic_pairs(im, iou_thr)
     on = np.flatnonzero(pair >= 0)
     out[pair[on]] = (np.asarray(im.pred_cls, dtype=int)[on] == gt_cls[pair[on]]).astype(np.int64)
     return out
