@@ -30,7 +30,7 @@ from vision.read import manifest, mirror, onnx_run, safe_weights
 from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
-from vision.read.operating_point import DEFAULT, OperatingPoint
+from vision.read.operating_point import DEFAULT, SQUARE_PAIR_PIXELS, OperatingPoint
 from vision.read.row_rescue import alone_rescued, cut_by_frame, rescued, too_big_for_a_cut_tile
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import (
@@ -875,7 +875,7 @@ def _as_taken_reading(
     reading lacks; a close-up is pooled with its zoomed-out reading (looks_close); the photo is
     read again at OperatingPoint.small_view's size where the reader has one (_pooled)."""
     op = tm.op
-    if aspect_views and op.square_pair > 0 and op.square_views > 0 and could_be_stretched(op, frame.size):
+    if aspect_views and tries_square_pair(op, frame.pixels.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
         base = plain.score(tm.tile_conf)
         bars = [view_bar(op, sq, base) for sq in pair]
@@ -891,6 +891,15 @@ def _as_taken_reading(
     if not small:
         return plain
     return _pooled(tm, frame.pixels, plain, frame.read(tm, (1, 1), floor, imgsz=small, squat=squat))
+
+
+def tries_square_pair(op: OperatingPoint, size: tuple[int, int]) -> bool:
+    """Whether a photo of full size `size` (w, h) whose plain view does not look distorted is also
+    read through the 2x pair (OperatingPoint.square_pair): a square (could_be_stretched), with
+    OperatingPoint.square_pair_up_to no larger than an export tool makes one."""
+    if op.square_pair <= 0 or op.square_views <= 0 or not could_be_stretched(op, size):
+        return False
+    return op.square_pair_up_to <= 0 or max(size) <= op.square_pair_up_to * SQUARE_PAIR_PIXELS
 
 
 def _stretched_reading(

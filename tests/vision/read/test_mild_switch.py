@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from vision.read import detect as reader
-from vision.read.operating_point import OperatingPoint
+from vision.read.operating_point import SQUARE_PAIR_PIXELS, OperatingPoint
 
 SIDE = 384  # a square photo as large as the detector's input: the plain view is the photo itself
 #: Five standing tiles as a squeeze of 16:9 into a square leaves them: 20 x 46 (2.3:1).
@@ -181,3 +181,28 @@ def test_pair_as_taken_reads_the_pairs_faces_as_in_the_photo_only_where_the_squa
     assert _as_taken_asked(monkeypatch, pair_as_taken=1.0, **keys)[(1, 2)] is True
     distorted = _as_taken_asked(monkeypatch, distorted_below=0.5, pair_as_taken=1.0, **keys)
     assert distorted[(1, 2)] is False  # a stretched export: its view says how its tiles stand
+
+
+def test_square_pair_up_to_leaves_a_square_larger_than_an_export_as_it_is():
+    """A phone's own square photo (its 1:1 mode) is a crop at full resolution, never a squeeze:
+    with square_pair_up_to the pair is read only for a square no larger than that."""
+    keys = {"mild_even": 1.0, "square_pair": 1.0}
+    returned, detector = _read((SIDE, SIDE), square_pair_up_to=(SIDE - 1) / SQUARE_PAIR_PIXELS, **keys)
+    assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
+    returned, detector = _read((SIDE, SIDE), square_pair_up_to=(SIDE + 1) / SQUARE_PAIR_PIXELS, **keys)
+    assert returned == len(MILD_TILES) and len(detector.asked) == 1 + 2
+
+
+@pytest.mark.parametrize(
+    ("size", "up_to", "tried"),
+    [
+        ((640, 640), 0.128, True),
+        ((3456, 3456), 0.128, False),
+        ((3456, 3456), 0, True),
+        ((4000, 3000), 0, False),
+    ],
+)
+def test_tries_square_pair_asks_the_photos_full_size(size, up_to, tried):
+    op = OperatingPoint(mild_view=0.5, square_views=0.02, square_pair=1.0, square_pair_up_to=up_to)
+    assert reader.tries_square_pair(op, size) is tried
+    assert not reader.tries_square_pair(OperatingPoint(mild_view=0.5, square_views=0.02), (640, 640))
