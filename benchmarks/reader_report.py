@@ -200,6 +200,20 @@ def ship_verdict(base: list[SetReading], cand: list[SetReading]) -> tuple[bool, 
     return not any(f.loss for f in findings), findings
 
 
+#: tile_fates' counts: the keys of its dict and of the report's JSON "fates".
+FATES = (
+    "new_right",
+    "new_wrong",
+    "lost_right",
+    "lost_wrong",
+    "right_to_wrong",
+    "wrong_to_right",
+    "both",
+    "both_right_base",
+    "both_right_cand",
+)
+
+
 def tile_fates(base: SetReading, cand: SetReading) -> dict[str, int]:
     """Labelled tile by labelled tile, what `cand` reads that `base` did not (each at its own
     point): tiles newly returned (right or wrong face), lost (were right or wrong), the same tile
@@ -207,10 +221,7 @@ def tile_fates(base: SetReading, cand: SetReading) -> dict[str, int]:
     Why: the rule's faces number is a share of the tiles a reader returns, so a reader that
     returns more, harder tiles can lose it while the player fixes fewer (stops 59 and 60); this
     says where a difference comes from. Shown, never in the rule."""
-    fates = dict.fromkeys(
-        ("new_right", "new_wrong", "lost_right", "lost_wrong", "right_to_wrong", "wrong_to_right", "both"), 0
-    )
-    fates |= {"both_right_base": 0, "both_right_cand": 0}
+    fates = dict.fromkeys(FATES, 0)
     for b_im, c_im in zip(base.images, cand.images, strict=True):
         if b_im.name != c_im.name:
             raise ValueError(

@@ -728,13 +728,12 @@ def _pooled(
     read: _ViewReading,
     again: _ViewReading,
     plain_first: bool | None = None,
-    as_taken: bool = False,
 ) -> _ViewReading:
     """`read` (faces read) and `again` (another view of the same photo, its boxes in the photo's
     pixels) as one reading: both sets of boxes suppressed together by detector confidence at the
     reader's NMS IoU, as one detector run would suppress its own; the faces of `read`'s kept boxes
-    are reused, those of `again`'s kept boxes too where it has faces, else read from their crops
-    (cut as in the photo with `as_taken`, _with_faces). With `plain_first` (by default
+    are reused, those of `again`'s kept boxes too where it has faces (a kept 2x view, read as its
+    own keys say), else read from their crops. With `plain_first` (by default
     OperatingPoint.small_view_plain_first), `read`'s sure boxes go first, so no box of `again`
     replaces one."""
     if not len(again.boxes):
@@ -753,7 +752,7 @@ def _pooled(
         return read
     extra = replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new])
     if again.probs is None:
-        extra = _with_faces(tm, pixels, extra, as_taken)
+        extra = _with_faces(tm, pixels, extra)
     else:
         gate = None if again.gate is None else again.gate[new]
         extra = replace(extra, probs=again.probs[new], gate=gate)
@@ -879,12 +878,11 @@ def _as_taken_reading(
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
         base = plain.score(tm.tile_conf)
         bars = [view_bar(op, sq, base) for sq in pair]
-        as_taken = op.pair_as_taken > 0
-        kept = _view_kept(tm, frame, floor, pair, bars, as_taken, flowers=op.pair_flowers > 0)
+        kept = _view_kept(tm, frame, floor, pair, bars, op.pair_as_taken > 0, flowers=op.pair_flowers > 0)
         if kept is not None and op.pair_pooled <= 0:
             return kept
         if kept is not None:
-            plain = _pooled(tm, frame.pixels, plain, kept, plain_first=True, as_taken=as_taken)
+            plain = _pooled(tm, frame.pixels, plain, kept, plain_first=True)
     if looks_close(tm, plain, frame.size):
         plain = _pooled(tm, frame.pixels, plain, _read_zoomed(tm, frame, floor))
     small = small_view_size(tm)
