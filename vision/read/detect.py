@@ -31,7 +31,13 @@ from vision.read.boxes import elongation
 from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, SQUARE_PAIR_PIXELS, OperatingPoint
-from vision.read.row_rescue import alone_rescued, cut_by_frame, rescued, too_big_for_a_cut_tile
+from vision.read.row_rescue import (
+    alone_rescued,
+    cut_by_frame,
+    rescued,
+    too_big_for_a_cut_tile,
+    unsure_photo_rescued,
+)
 from vision.read.suppress import keep_one_per_tile
 from vision.read.tilenet import (
     CROP_W,
@@ -999,7 +1005,9 @@ def _rescued(
     three, rescue_gaps: in a gap of one); the flower and frame guards only
     in a photo that does not look distorted, as every flower rule. With rescue_alone, then also a
     box in no row whose face reads at least that surely and whose size is the kept tiles'
-    (vision.read.row_rescue.alone_rescued), under the same guards."""
+    (vision.read.row_rescue.alone_rescued), under the same guards. With rescue_unsure, in a photo
+    with fewer than three kept tiles, such boxes of one size with each other and the kept ones
+    (vision.read.row_rescue.unsure_photo_rescued): the only rescue that runs with none kept."""
     op = tm.op
     may = tile
     if op.rescue_face > 0 and face.shape[1]:  # only a box whose face the reader is sure of
@@ -1018,6 +1026,8 @@ def _rescued(
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
         among = op.rescue_alone_among > 0
         back |= alone_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
+        if op.rescue_unsure > 0:
+            back |= unsure_photo_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut)
     return back
 
 
@@ -1036,7 +1046,7 @@ def _decide(
     keep = np.ones(len(tile), dtype=bool)
     at_op = sure[tile[sure] >= tm.tile_conf]
     keep[at_op[~keep_one_per_tile(reading.boxes[at_op], tile[at_op])]] = False
-    if tm.op.row_rescue > 0 and len(at_op):
+    if tm.op.row_rescue > 0 and (len(at_op) or tm.op.rescue_unsure > 0):
         kept = np.zeros(len(tile), dtype=bool)
         kept[at_op[keep[at_op]]] = True
         back = _rescued(tm, reading, tile, face, kept, size)

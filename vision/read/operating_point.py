@@ -221,6 +221,14 @@ class OperatingPoint:
     #: With `rescue_alone`, above 0: a box is let back alone only where its centre lies within the
     #: extent of the kept tiles the frame does not cut: among them, not beyond them (0.0: anywhere).
     rescue_alone_among: float = 0.0
+    #: With `row_rescue` and `rescue_alone`, above 0: in a photo that does not look distorted where
+    #: fewer than three boxes are kept at the point, the doubted boxes whose face reads at least
+    #: `rescue_alone` (under the gate and frame guards) come back where they and the kept boxes make
+    #: three tiles or more of one size (vision.read.row_rescue.unsure_photo_rescued). 0.0: never
+    #: (every model.json before it). Why: on photos of an unseen print's tiles standing apart, the
+    #: detector doubts the whole photo, so no sure tile is there to make a row with or to lie
+    #: among, and the row and alone rescues cannot run (models/MODEL_CARD.md, stops 59 and 61).
+    rescue_unsure: float = 0.0
     #: Above 0: in a photo that does not look distorted (as `rescue_uncut`), a box the frame cuts
     #: (an edge within 1 % of the photo's side from its border) whose long side is at least
     #: (1 + this) times the median long side of the returned boxes the frame does not cut (three at

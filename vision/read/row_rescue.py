@@ -216,3 +216,44 @@ def alone_rescued(
             continue
         out[i] = kept[i] = True
     return out
+
+
+def unsure_photo_rescued(
+    boxes: np.ndarray,
+    tile_conf: np.ndarray,
+    kept: np.ndarray,
+    low: float,
+    cut: np.ndarray | None = None,
+) -> np.ndarray:
+    """Bool per box: in a photo with fewer than MIN_WHOLE `kept` boxes, a box not kept, its
+    confidence at least `low`, the frame not cutting it (`cut`), sharing little with a kept or
+    let-back box (surest first), and of one size with the group it makes with the kept boxes
+    (height and width each within SAME_SIZE of the group's medians); nothing unless kept and let
+    back make MIN_WHOLE tiles at least.
+
+    Why: the row and alone rescues measure a doubted box against sure tiles; where the detector
+    doubts a whole photo (an unseen print's tiles standing apart) there are none to measure
+    against. The evidence left is the boxes' own agreement (one print at one distance) and the
+    caller's `tile_conf`, which carries a surely read face (detect._rescued, rescue_unsure).
+    """
+    b = as_boxes(boxes)
+    conf = np.asarray(tile_conf, dtype=np.float64)
+    kept = np.asarray(kept, dtype=bool)
+    out = np.zeros(len(b), dtype=bool)
+    if int(kept.sum()) >= MIN_WHOLE:
+        return out
+    uncut = ~np.asarray(cut, dtype=bool) if cut is not None else np.ones(len(b), dtype=bool)
+    shares = overlap_share(b, b)
+    taken = kept.copy()
+    for i in np.argsort(-conf, kind="stable"):
+        if taken[i] or not uncut[i] or conf[i] < low or (shares[i, taken] > SHARES_KEPT).any():
+            continue
+        out[i] = taken[i] = True
+    if int(taken.sum()) < MIN_WHOLE:
+        return np.zeros(len(b), dtype=bool)
+    height, width = b[:, 3] - b[:, 1], b[:, 2] - b[:, 0]
+    out &= of_one_size(height, float(np.median(height[taken])))
+    out &= of_one_size(width, float(np.median(width[taken])))
+    if int((kept | out).sum()) < MIN_WHOLE:
+        return np.zeros(len(b), dtype=bool)
+    return out
