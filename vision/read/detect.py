@@ -32,6 +32,7 @@ from vision.read.imageio import decode_reduced, load_image
 from vision.read.maybe_missed import MAYBE_FLOOR, split_doubted
 from vision.read.operating_point import DEFAULT, SQUARE_PAIR_PIXELS, OperatingPoint
 from vision.read.row_rescue import (
+    MIN_WHOLE,
     alone_rescued,
     cut_by_frame,
     rescued,
@@ -847,7 +848,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
         return _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
     views = aspect_views_of(tm.op)
     if not (aspect_views and views and could_be_stretched(tm.op, frame.size)):
-        return plain
+        # too few sure tiles to tell, in a photo no export stretched: the detector doubts the photo
+        return _read_smaller(tm, frame, plain, floor, squat) if tm.op.small_view_unsure > 0 else plain
     return _stretched_reading(tm, frame, plain, floor, views)
 
 
@@ -878,7 +880,8 @@ def _as_taken_reading(
     still tries the 2x pair (its crops cut as in the photo with pair_as_taken, flowers read with
     pair_flowers), which replaces the plain reading or, with pair_pooled, adds the boxes the plain
     reading lacks; a close-up is pooled with its zoomed-out reading (looks_close); the photo is
-    read again at OperatingPoint.small_view's size where the reader has one (_pooled)."""
+    read again at OperatingPoint.small_view's size where the reader has one (_read_smaller; never
+    with small_view_unsure, which reads it only in a photo the detector doubts)."""
     op = tm.op
     if aspect_views and tries_square_pair(op, frame.pixels.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
@@ -891,8 +894,19 @@ def _as_taken_reading(
             plain = _pooled(tm, frame.pixels, plain, kept, plain_first=True)
     if looks_close(tm, plain, frame.size):
         plain = _pooled(tm, frame.pixels, plain, _read_zoomed(tm, frame, floor))
+    if op.small_view_unsure > 0:  # a photo that does not look distorted has sure tiles
+        return plain
+    return _read_smaller(tm, frame, plain, floor, squat)
+
+
+def _read_smaller(
+    tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, squat: float
+) -> _ViewReading:
+    """`plain` pooled with the photo read again at OperatingPoint.small_view's size (_pooled),
+    where the reader has one; with small_view_unsure only where fewer than MIN_WHOLE of `plain`'s
+    boxes are sure, else `plain`."""
     small = small_view_size(tm)
-    if not small:
+    if not small or (tm.op.small_view_unsure > 0 and len(plain.sure_boxes(tm.tile_conf)) >= MIN_WHOLE):
         return plain
     return _pooled(tm, frame.pixels, plain, frame.read(tm, (1, 1), floor, imgsz=small, squat=squat))
 

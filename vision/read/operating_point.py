@@ -284,6 +284,12 @@ class OperatingPoint:
     #: little differently, and both pooled readers so far lost faces on tiles the plain reading had
     #: right (models/MODEL_CARD.md, stops 48 and 51).
     small_view_plain_first: float = 0.0
+    #: With `small_view`, above 0: the second size is read only where the plain reading holds fewer
+    #: than three boxes at the point (as `rescue_unsure`: the detector doubts the whole photo). 0.0:
+    #: wherever `small_view` says (every model.json before it). Why: the second size returned more
+    #: of an unseen print's standing tiles and as many false boxes over every photo (stop 48); a
+    #: photo with sure tiles reads as it did (models/MODEL_CARD.md, stop 61).
+    small_view_unsure: float = 0.0
     #: Above 0: the aspect views (and the mild pair) are read only for a photo whose two sides differ
     #: by at most this share of the longer (0.02: a square, give or take rounding); 0.0: for any
     #: photo that looks distorted (every model.json before it). Why: a stretched photo is an

@@ -95,3 +95,39 @@ def test_with_plain_first_a_sure_plain_box_stands_and_the_smaller_size_still_add
         0.7
     )
     assert OperatingPoint.from_json({}).small_view_plain_first == 0.0
+
+
+def _unsure_model(detector: SizedDetector) -> reader.TileModel:
+    op = OperatingPoint(
+        conf=0.55,
+        tile_conf=0.55,
+        square_views=0.02,  # as shipped: only a square may be a stretched export, and this photo is not
+        small_view=0.8333,
+        small_view_plain_first=1.0,
+        small_view_unsure=1.0,
+    )
+    return reader.TileModel(detector, None, op, 384, None, {})  # type: ignore[arg-type]
+
+
+def test_with_unsure_only_a_photo_the_detector_doubts_is_read_at_the_small_size():
+    """small_view_unsure: two sure tiles (fewer than three) in a photo no export stretched: read
+    again at 320, and the tile only that size is sure of comes back, the sure ones keep their boxes."""
+    plain = [(*ROW[0], 0.9), (*ROW[1], 0.9), (*MISSED, 0.3)]
+    small = [(ROW[0][0] + 2, 20, ROW[0][2] + 2, 60, 0.95), (*MISSED, 0.7)]
+    detector = SizedDetector({384: plain, 320: small})
+    found = sorted(reader.detect(_photo(), model=_unsure_model(detector)), key=lambda d: d.xyxy[0])
+    assert 320 in detector.asked
+    assert [round(d.xyxy[0]) for d in found] == [0, 31, 124]
+    assert found[0].tile_conf == pytest.approx(0.9)
+
+
+def test_with_unsure_a_photo_with_sure_tiles_is_read_once():
+    """Three sure tiles (looks distorted: fewer than four, yet enough to vouch) or a row of four (does
+    not look distorted): the small size is never asked, and the doubted fifth stays out."""
+    for sure in (ROW[:3], ROW):
+        plain = [(*b, 0.9) for b in sure] + [(*MISSED, 0.3)]
+        detector = SizedDetector({384: plain, 320: [(*MISSED, 0.9)]})
+        found = reader.detect(_photo(), model=_unsure_model(detector))
+        assert 320 not in detector.asked
+        assert len(found) == len(sure)
+    assert OperatingPoint.from_json({}).small_view_unsure == 0.0
