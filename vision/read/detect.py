@@ -850,7 +850,10 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     if not (aspect_views and views and could_be_stretched(tm.op, frame.size)):
         # too few sure tiles to tell, in a photo no export stretched: the detector doubts the photo
         return _read_smaller(tm, frame, plain, floor, squat) if tm.op.small_view_unsure > 0 else plain
-    return _stretched_reading(tm, frame, plain, floor, views)
+    kept = _stretched_reading(tm, frame, plain, floor, views)
+    if tm.op.small_view_stretched > 0 and kept.true_proportions:  # squeezed back to its tiles' shape
+        return _read_smaller(tm, frame, kept, floor, 1.0)
+    return kept
 
 
 def _plain_reading(tm: TileModel, frame: _Frame, floor: float) -> tuple[_ViewReading, float]:
@@ -904,11 +907,13 @@ def _read_smaller(
 ) -> _ViewReading:
     """`plain` pooled with the photo read again at OperatingPoint.small_view's size (_pooled),
     where the reader has one; with small_view_unsure only where fewer than MIN_WHOLE of `plain`'s
-    boxes are sure, else `plain`."""
+    boxes are sure, else `plain`. The second reading sees the photo as `plain`'s view does (its
+    squeeze: a kept 2x view with small_view_stretched)."""
     small = small_view_size(tm)
     if not small or (tm.op.small_view_unsure > 0 and len(plain.sure_boxes(tm.tile_conf)) >= MIN_WHOLE):
         return plain
-    return _pooled(tm, frame.pixels, plain, frame.read(tm, (1, 1), floor, imgsz=small, squat=squat))
+    again = frame.read(tm, plain.squeeze, floor, flowers=plain.flowers, imgsz=small, squat=squat)
+    return _pooled(tm, frame.pixels, plain, again)
 
 
 def tries_square_pair(op: OperatingPoint, size: tuple[int, int]) -> bool:

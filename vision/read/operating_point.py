@@ -290,6 +290,12 @@ class OperatingPoint:
     #: of an unseen print's standing tiles and as many false boxes over every photo (stop 48); a
     #: photo with sure tiles reads as it did (models/MODEL_CARD.md, stop 61).
     small_view_unsure: float = 0.0
+    #: With `small_view` and `small_view_unsure`, above 0: a square that looks distorted and keeps a
+    #: view of the mild pair (its tiles in their own proportions, `mild_undistorted`) with fewer
+    #: than three sure boxes reads that view again at the second size, pooled as above. 0.0: such a
+    #: square reads its kept view once (every model.json before it). Why: the same unseen print's
+    #: standing tiles, exported into a square (models/MODEL_CARD.md, stop 61).
+    small_view_stretched: float = 0.0
     #: Above 0: the aspect views (and the mild pair) are read only for a photo whose two sides differ
     #: by at most this share of the longer (0.02: a square, give or take rounding); 0.0: for any
     #: photo that looks distorted (every model.json before it). Why: a stretched photo is an

@@ -131,3 +131,41 @@ def test_with_unsure_a_photo_with_sure_tiles_is_read_once():
         assert 320 not in detector.asked
         assert len(found) == len(sure)
     assert OperatingPoint.from_json({}).small_view_unsure == 0.0
+
+
+def test_with_stretched_a_squares_kept_2x_view_it_doubts_is_read_again_smaller():
+    """small_view_stretched: a square with one sure tile looks distorted; its view squeezed 2x in
+    height (384 x 192) is kept with two sure tiles, still too few, so the same squeeze is read at
+    320 (320 x 160), where a third tile is sure; it comes back beside the two. Without the key, or
+    with a kept view the reader is sure of, the 2x view is read once and stands."""
+    from tests.vision.read.test_mild_switch import ViewDetector
+
+    two = [(10, 50, 30, 73), (50, 50, 70, 73)]  # in the 384 x 192 view's pixels
+    at_320 = [tuple(v * 320 / 384 for v in b) for b in two] + [(150, 42, 167, 61)]
+    op = dict(
+        conf=0.55,
+        tile_conf=0.55,
+        mild_view=0.5,
+        square_views=0.02,
+        distorted_below=0.5,
+        mild_even=1.0,
+        mild_undistorted=1.0,
+        small_view=0.8333,
+        small_view_plain_first=1.0,
+        small_view_unsure=1.0,
+    )
+
+    def read(stretched: float, mild: list) -> tuple[int, ViewDetector]:
+        detector = ViewDetector({(384, 384): [(100, 100, 120, 146)], (384, 192): mild, (320, 160): at_320})
+        point = OperatingPoint(**op, small_view_stretched=stretched)
+        model = reader.TileModel(detector, None, point, 384, None, {})  # type: ignore[arg-type]
+        return len(reader.detect(np.zeros((384, 384, 3), np.uint8), model=model)), detector
+
+    returned, detector = read(1.0, two)
+    assert returned == 3 and (320, 160) in detector.asked
+    returned, detector = read(0.0, two)
+    assert returned == 2 and (320, 160) not in detector.asked
+    four = [(10 + 40 * i, 50, 30 + 40 * i, 73) for i in range(4)]
+    returned, detector = read(1.0, four)
+    assert returned == 4 and (320, 160) not in detector.asked
+    assert OperatingPoint.from_json({}).small_view_stretched == 0.0
