@@ -851,7 +851,8 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
         # too few sure tiles to tell, in a photo no export stretched: the detector doubts the photo
         return _read_smaller(tm, frame, plain, floor, squat) if tm.op.small_view_unsure > 0 else plain
     kept = _stretched_reading(tm, frame, plain, floor, views)
-    if tm.op.small_view_stretched > 0 and kept.true_proportions:  # squeezed back to its tiles' shape
+    unsure = tm.op.small_view_unsure > 0 and tm.op.small_view_stretched > 0
+    if unsure and kept.true_proportions:  # squeezed back to its tiles' shape
         return _read_smaller(tm, frame, kept, floor, 1.0)
     return kept
 
