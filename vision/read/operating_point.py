@@ -114,15 +114,14 @@ class OperatingPoint:
     #: every aspect view (every model.json before it). Why: such a photo does not look distorted,
     #: so it is a photo as taken, and 4 of the 5 boxes square_pair added on g4 were flower tiles
     #: (models/MODEL_CARD.md, stops 59 and 60).
+    pair_flowers: float = 0.0
     #: Above 0, with `square_pair`: that path only for a square whose long side at full size is at
     #: most this many times SQUARE_PAIR_PIXELS (every key is within 0..1: 0.128 is 1280 px).
-    #: 0.0: any size (every model.json before it). Why: a frame squeezed
-    #: into a square is a resize an export tool makes at a model's input size (640 in every real
-    #: set), while a phone's own square photo (its 1:1 mode) is a crop of the sensor at full
-    #: resolution, never a squeeze; the pair's two views cost a 12 MP square 2.4x the page's time
-    #: (models/MODEL_CARD.md, stop 60).
+    #: 0.0: any size (every model.json before it). Why: a frame squeezed into a square is a resize
+    #: an export tool makes at a model's input size (640 in every real set), while a phone's own
+    #: square photo (its 1:1 mode) is a crop of the sensor at full resolution, never a squeeze; the
+    #: pair's two views cost a 12 MP square 2.4x the page's time (models/MODEL_CARD.md, stop 60).
     square_pair_up_to: float = 0.0
-    pair_flowers: float = 0.0
     #: Above 0, with `square_pair`: where that path keeps a 2x view, its boxes are pooled into the
     #: plain reading (the plain view's sure boxes first, vision.read.detect._pooled) instead of the
     #: view replacing it. 0.0: the kept view replaces the plain reading (every model.json before
