@@ -1044,8 +1044,10 @@ def _rescued(
     back = rescued(boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
     if op.rescue_alone > 0 and reading.undistorted and face.shape[1]:
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
-        among = op.rescue_alone_among > 0
-        back |= alone_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among)
+        among, touching = op.rescue_alone_among > 0, op.rescue_alone_touching > 0
+        back |= alone_rescued(
+            boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among, touching=touching
+        )
         if op.rescue_unsure > 0:
             back |= unsure_photo_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut)
     return back

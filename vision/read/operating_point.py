@@ -220,6 +220,12 @@ class OperatingPoint:
     #: With `rescue_alone`, above 0: a box is let back alone only where its centre lies within the
     #: extent of the kept tiles the frame does not cut: among them, not beyond them (0.0: anywhere).
     rescue_alone_among: float = 0.0
+    #: With `rescue_alone_among`, above 0: a box counts as among the kept tiles where the box itself
+    #: reaches into their extent, not only its centre (0.0: its centre, every model.json before it).
+    #: Why: a tile standing at the end of a group, or in a row just behind it, has its centre a
+    #: little outside the sure tiles' extent though its edge touches it; clutter on a shelf above
+    #: the tiles stays out by the frame and size guards (models/MODEL_CARD.md, stop 62).
+    rescue_alone_touching: float = 0.0
     #: With `row_rescue` and `rescue_alone`, above 0: in a photo that does not look distorted where
     #: fewer than three boxes are kept at the point, the doubted boxes whose face reads at least
     #: `rescue_alone` (under the gate and frame guards) come back where they and the kept boxes make

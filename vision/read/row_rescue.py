@@ -181,11 +181,13 @@ def alone_rescued(
     low: float,
     cut: np.ndarray | None = None,
     among: bool = False,
+    touching: bool = False,
 ) -> np.ndarray:
     """Bool per box: not kept, its tile confidence at least `low`, of the kept tiles' size (height
     and width each within SAME_SIZE of the median of the kept boxes the frame does not cut, at least
     MIN_WHOLE of them), the frame not cutting it (`cut`), and sharing little with any kept box.
-    With `among`, also its centre within the extent of those kept boxes.
+    With `among`, also its centre within the extent of those kept boxes; with `touching` too, the
+    box reaching into that extent is enough (a tile at a group's end, its centre just beyond it).
 
     Why: tiles laid on the felt one by one, or a pile's tilted tiles, stand in no row, so `rescued`
     cannot let them back; the detector doubts them as it doubts a row's. Here the evidence is the
@@ -205,9 +207,9 @@ def alone_rescued(
     fits = of_one_size(height, float(np.median(whole[:, 3] - whole[:, 1])))
     fits &= of_one_size(width, float(np.median(whole[:, 2] - whole[:, 0])))
     if among:
-        cx, cy = (b[:, 0] + b[:, 2]) / 2, (b[:, 1] + b[:, 3]) / 2
-        fits &= (cx >= whole[:, 0].min()) & (cx <= whole[:, 2].max())
-        fits &= (cy >= whole[:, 1].min()) & (cy <= whole[:, 3].max())
+        lo, hi = (b[:, 2:], b[:, :2]) if touching else ((b[:, :2] + b[:, 2:]) / 2,) * 2
+        fits &= (lo[:, 0] >= whole[:, 0].min()) & (hi[:, 0] <= whole[:, 2].max())
+        fits &= (lo[:, 1] >= whole[:, 1].min()) & (hi[:, 1] <= whole[:, 3].max())
     shares = overlap_share(b, b)
     for i in np.argsort(-conf, kind="stable"):
         if kept[i] or not uncut[i] or conf[i] < low or not fits[i]:

@@ -19,9 +19,10 @@ CUT = [385, 150, 400, 190]  # the frame cuts it: its size is not known
 HALF_OF_SURE = [42, 152, 68, 188]  # a second box on a sure tile
 
 
-def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False):
+def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False, touching=False):
     conf = np.asarray(conf, float)
-    return alone_rescued(np.asarray(boxes, float), conf, conf >= point, low, cut=cut, among=among).tolist()
+    sure = conf >= point
+    return alone_rescued(np.asarray(boxes, float), conf, sure, low, cut=cut, among=among, touching=touching).tolist()
 
 
 def test_a_box_of_the_sure_tiles_size_comes_back_a_spine_or_a_small_box_does_not():
@@ -57,6 +58,20 @@ def test_among_keeps_it_within_the_sure_tiles_extent():
     boxes = [*SURE, LONE, inside]
     assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4]) == [False] * 3 + [True, True]
     assert _alone(boxes, [0.9, 0.9, 0.9, 0.4, 0.4], among=True) == [False] * 3 + [False, True]
+
+
+def test_touching_lets_back_a_tile_at_the_groups_end_whose_centre_lies_beyond_it():
+    # The sure tiles span x 40..230, y 140..200. A tile just past the right end: its centre at
+    # x 240 lies beyond, its left edge at 225 reaches in. One just above them reaches in too.
+    at_end = [225, 150, 255, 190]
+    above = [120, 110, 150, 150]
+    apart = [260, 150, 290, 190]  # its own width from the group: not touching
+    boxes = [*SURE, at_end, above, apart]
+    conf = [0.9, 0.9, 0.9, 0.4, 0.4, 0.4]
+    assert _alone(boxes, conf, among=True) == [False] * 6
+    assert _alone(boxes, conf, among=True, touching=True) == [False] * 3 + [True, True, False]
+    # touching alone (without among) changes nothing: among is what it widens
+    assert _alone(boxes, conf, touching=True) == _alone(boxes, conf)
 
 
 def _reading(face_of_lone: float, flowers: bool = True) -> reader._ViewReading:
@@ -106,3 +121,25 @@ def test_model_json_carries_it_and_older_ones_read_as_off():
     assert (op.rescue_alone, op.rescue_alone_among) == (0.9, 1.0)
     with pytest.raises(ValueError, match="rescue_alone"):
         OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 2})
+
+
+@pytest.mark.parametrize("touching, expected", [(0.0, 3), (1.0, 4)])
+def test_detect_lets_back_a_tile_at_the_groups_end_only_with_touching(touching, expected):
+    at_end = [225, 150, 255, 190]  # its centre beyond the sure tiles' extent, its edge within it
+    boxes = np.asarray([*SURE, at_end], float)
+    probs = np.full((4, reader.NUM_CLASSES + 1), 0.05 / (reader.NUM_CLASSES - 1))
+    for i in range(4):
+        probs[i, i], probs[i, -1] = 0.95, 0.0
+    reading = reader._ViewReading(boxes, np.array([0.9, 0.9, 0.9, 0.4]), np.zeros(4), probs, flowers=True)
+    op = OperatingPoint(
+        conf=0.55,
+        tile_conf=0.55,
+        row_rescue=0.25,
+        rescue_face=0.5,
+        rescue_three=1.0,  # as shipped: the sure tiles beside it make no row of three with it
+        rescue_alone=0.9,
+        rescue_alone_among=1.0,
+        rescue_alone_touching=touching,
+    )
+    tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
+    assert len(reader._decide(tm, reading, 0.55, size=SIZE)) == expected
