@@ -22,7 +22,9 @@ HALF_OF_SURE = [42, 152, 68, 188]  # a second box on a sure tile
 def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False, touching=False):
     conf = np.asarray(conf, float)
     sure = conf >= point
-    return alone_rescued(np.asarray(boxes, float), conf, sure, low, cut=cut, among=among, touching=touching).tolist()
+    return alone_rescued(
+        np.asarray(boxes, float), conf, sure, low, cut=cut, among=among, touching=touching
+    ).tolist()
 
 
 def test_a_box_of_the_sure_tiles_size_comes_back_a_spine_or_a_small_box_does_not():
