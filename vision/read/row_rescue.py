@@ -207,9 +207,12 @@ def alone_rescued(
     fits = of_one_size(height, float(np.median(whole[:, 3] - whole[:, 1])))
     fits &= of_one_size(width, float(np.median(whole[:, 2] - whole[:, 0])))
     if among:
-        lo, hi = (b[:, 2:], b[:, :2]) if touching else ((b[:, :2] + b[:, 2:]) / 2,) * 2
-        fits &= (lo[:, 0] >= whole[:, 0].min()) & (hi[:, 0] <= whole[:, 2].max())
-        fits &= (lo[:, 1] >= whole[:, 1].min()) & (hi[:, 1] <= whole[:, 3].max())
+        # What must reach the extent from each side: the box's centre, or with `touching` its
+        # right/bottom edge past the extent's left/top and its left/top edge before its right/bottom.
+        centre = (b[:, :2] + b[:, 2:]) / 2
+        ends, starts = (b[:, 2:], b[:, :2]) if touching else (centre, centre)
+        fits &= (ends[:, 0] >= whole[:, 0].min()) & (starts[:, 0] <= whole[:, 2].max())
+        fits &= (ends[:, 1] >= whole[:, 1].min()) & (starts[:, 1] <= whole[:, 3].max())
     shares = overlap_share(b, b)
     for i in np.argsort(-conf, kind="stable"):
         if kept[i] or not uncut[i] or conf[i] < low or not fits[i]:
