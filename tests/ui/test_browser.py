@@ -56,10 +56,15 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
     assert "示例牌局不能记分" in page_text(browser)
     assert sideways(browser) == 0
     # the uploader says the served limit, as drawn (Streamlit's English words are hidden by CSS)
-    drawn = browser.execute_script(
+    limit = (
         "const s = document.querySelector('[data-testid=stFileUploaderDropzoneInstructions] span');"
-        "return getComputedStyle(s, '::after').content",
+        "return s ? getComputedStyle(s, '::after').content : null"
     )
+    # The uploader may be drawn a moment after the sample's result (CI's slower host, stop 62).
+    WebDriverWait(browser, 30, poll_frequency=0.25).until(
+        lambda d: d.execute_script(limit), message="the uploader's instructions were never drawn"
+    )
+    drawn = browser.execute_script(limit)
     assert f"最大 {MAX_UPLOAD_MB}MB" in drawn, drawn
     shot = os.environ.get("SAVE_SCREENSHOT")
     if shot:
