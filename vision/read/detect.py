@@ -884,8 +884,9 @@ def _as_taken_reading(
     still tries the 2x pair (its crops cut as in the photo with pair_as_taken, flowers read with
     pair_flowers), which replaces the plain reading or, with pair_pooled, adds the boxes the plain
     reading lacks; a close-up is pooled with its zoomed-out reading (looks_close); the photo is
-    read again at OperatingPoint.small_view's size where the reader has one (_read_smaller; never
-    with small_view_unsure, which reads it only in a photo the detector doubts)."""
+    read again at OperatingPoint.small_view's size where the reader has one (_read_smaller, which
+    with small_view_unsure leaves such a photo as it is: it has at least ASPECT_MIN_TILES sure tiles,
+    and the poolings above keep them first)."""
     op = tm.op
     if aspect_views and tries_square_pair(op, frame.pixels.size):
         pair = [sq for sq in aspect_views_of(op) if is_mild_view(op, sq)]
@@ -898,8 +899,6 @@ def _as_taken_reading(
             plain = _pooled(tm, frame.pixels, plain, kept, plain_first=True)
     if looks_close(tm, plain, frame.size):
         plain = _pooled(tm, frame.pixels, plain, _read_zoomed(tm, frame, floor))
-    if op.small_view_unsure > 0:  # a photo that does not look distorted has sure tiles
-        return plain
     return _read_smaller(tm, frame, plain, floor, squat)
 
 
