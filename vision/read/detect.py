@@ -1044,8 +1044,9 @@ def _rescued(
     if op.rescue_alone > 0 and reading.undistorted and face.shape[1]:
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
         among, touching = op.rescue_alone_among > 0, op.rescue_alone_touching > 0
+        near = op.rescue_alone_near > 0
         back |= alone_rescued(
-            boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among, touching=touching
+            boxes, sure_face, kept | back, op.row_rescue, cut=cut, among=among, touching=touching, near=near
         )
         if op.rescue_unsure > 0:
             back |= unsure_photo_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut)

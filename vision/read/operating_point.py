@@ -226,6 +226,12 @@ class OperatingPoint:
     #: little outside the sure tiles' extent though its edge touches it; clutter on a shelf above
     #: the tiles stays out by the frame and size guards (models/MODEL_CARD.md, stop 62).
     rescue_alone_touching: float = 0.0
+    #: With `rescue_alone_among`, above 0: a doubted box also counts as among the sure tiles where
+    #: the gap between it and one of them is too small for a tile (less than their median short
+    #: side; vision.read.row_rescue.near_a_tile). 0.0: never (every model.json before it). Why: a
+    #: tile standing a little apart from its group, at its end or a row behind, lies outside the
+    #: sure tiles' extent though nothing could stand between (models/MODEL_CARD.md, stop 63).
+    rescue_alone_near: float = 0.0
     #: With `row_rescue` and `rescue_alone`, above 0: in a photo that does not look distorted where
     #: fewer than three boxes are kept at the point, the doubted boxes whose face reads at least
     #: `rescue_alone` (under the gate and frame guards) come back where they and the kept boxes make

@@ -182,12 +182,14 @@ def alone_rescued(
     cut: np.ndarray | None = None,
     among: bool = False,
     touching: bool = False,
+    near: bool = False,
 ) -> np.ndarray:
     """Bool per box: not kept, its tile confidence at least `low`, of the kept tiles' size (height
     and width each within SAME_SIZE of the median of the kept boxes the frame does not cut, at least
     MIN_WHOLE of them), the frame not cutting it (`cut`), and sharing little with any kept box.
     With `among`, also its centre within the extent of those kept boxes; with `touching` too, the
-    box reaching into that extent is enough (a tile at a group's end, its centre just beyond it).
+    box reaching into that extent is enough (a tile at a group's end, its centre just beyond it);
+    with `near` too, so is a gap to one of those kept boxes too small for a tile (near_a_tile).
 
     Why: tiles laid on the felt one by one, or a pile's tilted tiles, stand in no row, so `rescued`
     cannot let them back; the detector doubts them as it doubts a row's. Here the evidence is the
@@ -211,8 +213,9 @@ def alone_rescued(
         # right/bottom edge past the extent's left/top and its left/top edge before its right/bottom.
         centre = (b[:, :2] + b[:, 2:]) / 2
         ends, starts = (b[:, 2:], b[:, :2]) if touching else (centre, centre)
-        fits &= (ends[:, 0] >= whole[:, 0].min()) & (starts[:, 0] <= whole[:, 2].max())
-        fits &= (ends[:, 1] >= whole[:, 1].min()) & (starts[:, 1] <= whole[:, 3].max())
+        inside = (ends[:, 0] >= whole[:, 0].min()) & (starts[:, 0] <= whole[:, 2].max())
+        inside &= (ends[:, 1] >= whole[:, 1].min()) & (starts[:, 1] <= whole[:, 3].max())
+        fits &= (inside | near_a_tile(b, whole)) if near else inside
     shares = overlap_share(b, b)
     for i in np.argsort(-conf, kind="stable"):
         if kept[i] or not uncut[i] or conf[i] < low or not fits[i]:
@@ -221,6 +224,23 @@ def alone_rescued(
             continue
         out[i] = kept[i] = True
     return out
+
+
+def near_a_tile(boxes: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """Bool per box: the gap between it and the nearest of `tiles` (boxes that overlap have none;
+    across a corner, the straight line) is less than the tiles' median short side, so no tile would
+    fit between them.
+
+    Why: a tile standing a little apart from its group, at the group's end or a row behind, is in
+    no line of three and outside the extent of the sure tiles, yet nothing could stand between
+    it and them (models/MODEL_CARD.md, stop 63)."""
+    b, t = as_boxes(boxes), as_boxes(tiles)
+    if not len(t):
+        return np.zeros(len(b), dtype=bool)
+    gap_x = np.maximum(np.maximum(t[None, :, 0] - b[:, None, 2], b[:, None, 0] - t[None, :, 2]), 0)
+    gap_y = np.maximum(np.maximum(t[None, :, 1] - b[:, None, 3], b[:, None, 1] - t[None, :, 3]), 0)
+    tile_short = float(np.median(np.minimum(t[:, 2] - t[:, 0], t[:, 3] - t[:, 1])))
+    return np.hypot(gap_x, gap_y).min(1) < tile_short
 
 
 def unsure_photo_rescued(

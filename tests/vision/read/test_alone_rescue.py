@@ -7,7 +7,7 @@ import pytest
 from tests.vision.read.test_learnt_detector import FakeDetector
 from vision.read import detect as reader
 from vision.read.operating_point import OperatingPoint
-from vision.read.row_rescue import alone_rescued
+from vision.read.row_rescue import alone_rescued, near_a_tile
 
 SIZE = (400, 300)
 # Three sure tiles 30 x 40 px scattered on the felt, apart from each other (no row).
@@ -19,11 +19,11 @@ CUT = [385, 150, 400, 190]  # the frame cuts it: its size is not known
 HALF_OF_SURE = [42, 152, 68, 188]  # a second box on a sure tile
 
 
-def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False, touching=False):
+def _alone(boxes, conf, low=0.25, point=0.55, cut=None, among=False, touching=False, near=False):
     conf = np.asarray(conf, float)
     sure = conf >= point
     return alone_rescued(
-        np.asarray(boxes, float), conf, sure, low, cut=cut, among=among, touching=touching
+        np.asarray(boxes, float), conf, sure, low, cut=cut, among=among, touching=touching, near=near
     ).tolist()
 
 
@@ -125,10 +125,10 @@ def test_model_json_carries_it_and_older_ones_read_as_off():
         OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 2})
 
 
-@pytest.mark.parametrize("touching, expected", [(0.0, 3), (1.0, 4)])
-def test_detect_lets_back_a_tile_at_the_groups_end_only_with_touching(touching, expected):
-    at_end = [225, 150, 255, 190]  # its centre beyond the sure tiles' extent, its edge within it
-    boxes = np.asarray([*SURE, at_end], float)
+def _decide_beside_the_sure_tiles(box: list[int], **keys: float) -> int:
+    """How many tiles _decide returns of SURE (detector 0.9) and `box` (detector 0.4), every face
+    read 95 % surely, under the shipped alone rescue with `keys` on top."""
+    boxes = np.asarray([*SURE, box], float)
     probs = np.full((4, reader.NUM_CLASSES + 1), 0.05 / (reader.NUM_CLASSES - 1))
     for i in range(4):
         probs[i, i], probs[i, -1] = 0.95, 0.0
@@ -141,7 +141,53 @@ def test_detect_lets_back_a_tile_at_the_groups_end_only_with_touching(touching, 
         rescue_three=1.0,  # as shipped: the sure tiles beside it make no row of three with it
         rescue_alone=0.9,
         rescue_alone_among=1.0,
-        rescue_alone_touching=touching,
+        **keys,
     )
     tm = reader.TileModel(FakeDetector([]), None, op, 384, None, {})  # type: ignore[arg-type]
-    assert len(reader._decide(tm, reading, 0.55, size=SIZE)) == expected
+    return len(reader._decide(tm, reading, 0.55, size=SIZE))
+
+
+@pytest.mark.parametrize("touching, expected", [(0.0, 3), (1.0, 4)])
+def test_detect_lets_back_a_tile_at_the_groups_end_only_with_touching(touching, expected):
+    at_end = [225, 150, 255, 190]  # its centre beyond the sure tiles' extent, its edge within it
+    assert _decide_beside_the_sure_tiles(at_end, rescue_alone_touching=touching) == expected
+
+
+def test_near_a_tile_means_no_tile_would_fit_between():
+    tiles = np.asarray(SURE, float)  # 30 x 40 px: a tile's short side is 30
+    boxes = np.asarray(
+        [
+            [235, 150, 265, 190],  # 5 px right of the last sure tile
+            [259, 150, 289, 190],  # 29 px right: less than a tile
+            [260, 150, 290, 190],  # 30 px right: a tile would fit
+            [120, 229, 150, 269],  # 29 px under the middle tile
+            [250, 200, 280, 240],  # past a corner: 20 px right and 20 down, 28 px straight
+            [255, 205, 285, 245],  # 25 and 25: 35 px straight
+            [130, 170, 160, 210],  # overlapping a sure tile: no gap
+        ],
+        float,
+    )
+    assert near_a_tile(boxes, tiles).tolist() == [True, True, False, True, True, False, True]
+    assert near_a_tile(boxes, np.zeros((0, 4))).tolist() == [False] * len(boxes)
+
+
+def test_near_lets_back_a_tile_a_little_apart_from_the_group():
+    # The sure tiles span x 40..230, y 140..200. A tile 5 px past the right end: its left edge at
+    # 235 lies beyond the extent, so neither among nor touching lets it back; near does. A tile
+    # its own width away does not come back, nor one of another size.
+    apart_a_little = [235, 150, 265, 190]
+    apart = [260, 150, 290, 190]
+    small_near = [235, 160, 251, 180]
+    boxes = [*SURE, apart_a_little, apart, small_near]
+    conf = [0.9, 0.9, 0.9, 0.4, 0.4, 0.4]
+    assert _alone(boxes, conf, among=True, touching=True) == [False] * 6
+    assert _alone(boxes, conf, among=True, touching=True, near=True) == [False] * 3 + [True, False, False]
+    # near without among changes nothing: among is what it widens
+    assert _alone(boxes, conf, near=True) == _alone(boxes, conf)
+
+
+@pytest.mark.parametrize("near, expected", [(0.0, 3), (1.0, 4)])
+def test_detect_lets_back_a_tile_a_little_apart_only_with_near(near, expected):
+    apart_a_little = [235, 150, 265, 190]
+    keys = {"rescue_alone_touching": 1.0, "rescue_alone_near": near}
+    assert _decide_beside_the_sure_tiles(apart_a_little, **keys) == expected
