@@ -232,6 +232,12 @@ class OperatingPoint:
     #: tile standing a little apart from its group, at its end or a row behind, lies outside the
     #: sure tiles' extent though nothing could stand between (models/MODEL_CARD.md, stop 63).
     rescue_alone_near: float = 0.0
+    #: With `rescue_alone_near`, above 0: a doubted box less than a tile from a kept tile comes back
+    #: alone where its face reads at least this surely, instead of `rescue_alone` (0.0: the same bar
+    #: for every box, every model.json before it). Chosen on the train split, never a reported set:
+    #: the lowest bar at which such boxes lie on a missed tile as often as those read at
+    #: `rescue_alone` or more (models/MODEL_CARD.md, stop 63).
+    rescue_near_face: float = 0.0
     #: With `row_rescue` and `rescue_alone`, above 0: in a photo that does not look distorted where
     #: fewer than three boxes are kept at the point, the doubted boxes whose face reads at least
     #: `rescue_alone` (under the gate and frame guards) come back where they and the kept boxes make

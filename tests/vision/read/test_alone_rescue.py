@@ -125,13 +125,14 @@ def test_model_json_carries_it_and_older_ones_read_as_off():
         OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 2})
 
 
-def _decide_beside_the_sure_tiles(box: list[int], **keys: float) -> int:
-    """How many tiles _decide returns of SURE (detector 0.9) and `box` (detector 0.4), every face
-    read 95 % surely, under the shipped alone rescue with `keys` on top."""
+def _decide_beside_the_sure_tiles(box: list[int], face: float = 0.95, **keys: float) -> int:
+    """How many tiles _decide returns of SURE (detector 0.9, faces read 95 % surely) and `box`
+    (detector 0.4, its face read `face` surely), under the shipped alone rescue with `keys` on top."""
     boxes = np.asarray([*SURE, box], float)
-    probs = np.full((4, reader.NUM_CLASSES + 1), 0.05 / (reader.NUM_CLASSES - 1))
-    for i in range(4):
-        probs[i, i], probs[i, -1] = 0.95, 0.0
+    probs = np.zeros((4, reader.NUM_CLASSES + 1))
+    for i, p in enumerate([0.95, 0.95, 0.95, face]):
+        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
+        probs[i, i], probs[i, -1] = p, 0.0
     reading = reader._ViewReading(boxes, np.array([0.9, 0.9, 0.9, 0.4]), np.zeros(4), probs, flowers=True)
     op = OperatingPoint(
         conf=0.55,
@@ -191,3 +192,18 @@ def test_detect_lets_back_a_tile_a_little_apart_only_with_near(near, expected):
     apart_a_little = [235, 150, 265, 190]
     keys = {"rescue_alone_touching": 1.0, "rescue_alone_near": near}
     assert _decide_beside_the_sure_tiles(apart_a_little, **keys) == expected
+
+
+@pytest.mark.parametrize(
+    "box, face, near_face, expected",
+    [
+        ([235, 150, 265, 190], 0.87, 0.0, 3),  # beside the group, its face under rescue_alone: out
+        ([235, 150, 265, 190], 0.87, 0.85, 4),  # with rescue_near_face, beside the group: back
+        ([235, 150, 265, 190], 0.8, 0.85, 3),  # under that bar too: out
+        ([260, 150, 290, 190], 0.87, 0.85, 3),  # a tile's width from the group: out
+        ([260, 150, 290, 190], 0.95, 0.85, 3),  # even read surely: neither among, touching nor near
+    ],
+)
+def test_near_face_lowers_the_face_bar_only_beside_a_sure_tile(box, face, near_face, expected):
+    keys = {"rescue_alone_touching": 1.0, "rescue_alone_near": 1.0, "rescue_near_face": near_face}
+    assert _decide_beside_the_sure_tiles(box, face, **keys) == expected
