@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision import _env
-from vision.classes import CLASS_NAMES, FLOWER_ID, NUM_CLASSES
+from vision.classes import BACK_ID, CLASS_NAMES, FLOWER_ID, NUM_CLASSES
 from vision.read import learnt as learnt_merge
 from vision.read import manifest, mirror, onnx_run, safe_weights
 from vision.read.boxes import elongation
@@ -1050,6 +1050,8 @@ def _rescued(
             uncut = ~cut if cut is not None else np.ones(len(boxes), dtype=bool)
             beside = near_a_tile(boxes, boxes[(kept | back) & uncut]) & (face.max(1) >= op.rescue_near_face)
             alone_face = np.where(beside, may, sure_face)
+        if op.rescue_alone_faces > 0:  # a tile's back is no face to vouch for a box
+            alone_face = np.where(face.argmax(1) == BACK_ID, 0.0, alone_face)
         among, touching = op.rescue_alone_among > 0, op.rescue_alone_touching > 0
         back |= alone_rescued(
             boxes, alone_face, kept | back, op.row_rescue, cut=cut, among=among, touching=touching, near=near

@@ -238,6 +238,11 @@ class OperatingPoint:
     #: the lowest bar at which such boxes lie on a missed tile as often as those read at
     #: `rescue_alone` or more (models/MODEL_CARD.md, stop 63).
     rescue_near_face: float = 0.0
+    #: With `rescue_alone`, above 0: a doubted box whose surest face is `back` is never let back
+    #: alone (0.0: it may be, every model.json before it). Why: the alone rescue's evidence is a
+    #: face read surely, and a face-down tile shows none; the felt between standing tiles reads as
+    #: a back (models/MODEL_CARD.md, stop 63).
+    rescue_alone_faces: float = 0.0
     #: With `row_rescue` and `rescue_alone`, above 0: in a photo that does not look distorted where
     #: fewer than three boxes are kept at the point, the doubted boxes whose face reads at least
     #: `rescue_alone` (under the gate and frame guards) come back where they and the kept boxes make

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from tests.vision.read.test_learnt_detector import FakeDetector
+from vision.classes import BACK_ID
 from vision.read import detect as reader
 from vision.read.operating_point import OperatingPoint
 from vision.read.row_rescue import alone_rescued, near_a_tile
@@ -125,14 +126,15 @@ def test_model_json_carries_it_and_older_ones_read_as_off():
         OperatingPoint.from_json({"conf": 0.5, "tile_conf": 0.5, "rescue_alone": 2})
 
 
-def _decide_beside_the_sure_tiles(box: list[int], face: float = 0.95, **keys: float) -> int:
-    """How many tiles _decide returns of SURE (detector 0.9, faces read 95 % surely) and `box`
-    (detector 0.4, its face read `face` surely), under the shipped alone rescue with `keys` on top."""
+def _decide_beside_the_sure_tiles(box: list[int], face: float = 0.95, cls: int = 3, **keys: float) -> int:
+    """How many tiles _decide returns of SURE (detector 0.9, faces 0-2 read 95 % surely) and `box`
+    (detector 0.4, its face `cls` read `face` surely), under the shipped alone rescue with `keys`
+    on top."""
     boxes = np.asarray([*SURE, box], float)
     probs = np.zeros((4, reader.NUM_CLASSES + 1))
-    for i, p in enumerate([0.95, 0.95, 0.95, face]):
+    for i, (k, p) in enumerate([(0, 0.95), (1, 0.95), (2, 0.95), (cls, face)]):
         probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
-        probs[i, i], probs[i, -1] = p, 0.0
+        probs[i, k], probs[i, -1] = p, 0.0
     reading = reader._ViewReading(boxes, np.array([0.9, 0.9, 0.9, 0.4]), np.zeros(4), probs, flowers=True)
     op = OperatingPoint(
         conf=0.55,
@@ -207,3 +209,16 @@ def test_detect_lets_back_a_tile_a_little_apart_only_with_near(near, expected):
 def test_near_face_lowers_the_face_bar_only_beside_a_sure_tile(box, face, near_face, expected):
     keys = {"rescue_alone_touching": 1.0, "rescue_alone_near": 1.0, "rescue_near_face": near_face}
     assert _decide_beside_the_sure_tiles(box, face, **keys) == expected
+
+
+@pytest.mark.parametrize(
+    "cls, faces, expected",
+    [
+        (BACK_ID, 0.0, 4),  # as before the key: a surely read back comes back like any face
+        (BACK_ID, 1.0, 3),  # a back is no face to vouch for a box: out
+        (3, 1.0, 4),  # any other face still does
+    ],
+)
+def test_a_box_read_as_a_tiles_back_is_not_let_back_alone(cls, faces, expected):
+    keys = {"rescue_alone_touching": 1.0, "rescue_alone_near": 1.0, "rescue_alone_faces": faces}
+    assert _decide_beside_the_sure_tiles([235, 150, 265, 190], 0.95, cls, **keys) == expected
