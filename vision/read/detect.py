@@ -35,7 +35,6 @@ from vision.read.row_rescue import (
     MIN_WHOLE,
     alone_rescued,
     cut_by_frame,
-    near_a_tile,
     rescued,
     too_big_for_a_cut_tile,
     unsure_photo_rescued,
@@ -1043,18 +1042,24 @@ def _rescued(
     gaps, three = op.rescue_gaps > 0, op.rescue_three > 0
     back = rescued(boxes, may, kept, op.row_rescue, gaps_only=gaps, cut=cut, three=three)
     if op.rescue_alone > 0 and reading.undistorted and face.shape[1]:
-        near = op.rescue_alone_near > 0
         sure_face = np.where(face.max(1) >= op.rescue_alone, may, 0.0)
-        alone_face = sure_face
-        if near and op.rescue_near_face > 0:  # beside a kept tile, a face read a little less surely
-            uncut = ~cut if cut is not None else np.ones(len(boxes), dtype=bool)
-            beside = near_a_tile(boxes, boxes[(kept | back) & uncut]) & (face.max(1) >= op.rescue_near_face)
-            alone_face = np.where(beside, may, sure_face)
+        alone_face, near_face = sure_face, None
+        if op.rescue_near_face > 0:  # beside a kept tile, a face read a little less surely
+            near_face = np.where(face.max(1) >= op.rescue_near_face, may, 0.0)
         if op.rescue_alone_faces > 0:  # a tile's back is no face to vouch for a box
-            alone_face = np.where(face.argmax(1) == BACK_ID, 0.0, alone_face)
-        among, touching = op.rescue_alone_among > 0, op.rescue_alone_touching > 0
+            face_up = face.argmax(1) != BACK_ID
+            alone_face = np.where(face_up, alone_face, 0.0)
+            near_face = None if near_face is None else np.where(face_up, near_face, 0.0)
         back |= alone_rescued(
-            boxes, alone_face, kept | back, op.row_rescue, cut=cut, among=among, touching=touching, near=near
+            boxes,
+            alone_face,
+            kept | back,
+            op.row_rescue,
+            cut=cut,
+            among=op.rescue_alone_among > 0,
+            touching=op.rescue_alone_touching > 0,
+            near=op.rescue_alone_near > 0,
+            near_conf=near_face,
         )
         if op.rescue_unsure > 0:
             back |= unsure_photo_rescued(boxes, sure_face, kept | back, op.row_rescue, cut=cut)

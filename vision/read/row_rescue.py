@@ -183,6 +183,7 @@ def alone_rescued(
     among: bool = False,
     touching: bool = False,
     near: bool = False,
+    near_conf: np.ndarray | None = None,
 ) -> np.ndarray:
     """Bool per box: not kept, its tile confidence at least `low`, of the kept tiles' size (height
     and width each within SAME_SIZE of the median of the kept boxes the frame does not cut, at least
@@ -190,6 +191,8 @@ def alone_rescued(
     With `among`, also its centre within the extent of those kept boxes; with `touching` too, the
     box reaching into that extent is enough (a tile at a group's end, its centre just beyond it);
     with `near` too, so is a gap to one of those kept boxes too small for a tile (near_a_tile).
+    `near_conf` (with `near`): the tile confidence that stands for a box that near a kept one, in
+    place of `tile_conf` (a face read a little less surely will do there: rescue_near_face).
 
     Why: tiles laid on the felt one by one, or a pile's tilted tiles, stand in no row, so `rescued`
     cannot let them back; the detector doubts them as it doubts a row's. Here the evidence is the
@@ -205,6 +208,9 @@ def alone_rescued(
     whole = b[kept & uncut]
     if len(whole) < MIN_WHOLE:
         return out
+    close = near_a_tile(b, whole) if near else np.zeros(len(b), dtype=bool)
+    if near_conf is not None:
+        conf = np.where(close, np.asarray(near_conf, dtype=np.float64), conf)
     height, width = b[:, 3] - b[:, 1], b[:, 2] - b[:, 0]
     fits = of_one_size(height, float(np.median(whole[:, 3] - whole[:, 1])))
     fits &= of_one_size(width, float(np.median(whole[:, 2] - whole[:, 0])))
@@ -215,7 +221,7 @@ def alone_rescued(
         ends, starts = (b[:, 2:], b[:, :2]) if touching else (centre, centre)
         inside = (ends[:, 0] >= whole[:, 0].min()) & (starts[:, 0] <= whole[:, 2].max())
         inside &= (ends[:, 1] >= whole[:, 1].min()) & (starts[:, 1] <= whole[:, 3].max())
-        fits &= (inside | near_a_tile(b, whole)) if near else inside
+        fits &= inside | close
     shares = overlap_share(b, b)
     for i in np.argsort(-conf, kind="stable"):
         if kept[i] or not uncut[i] or conf[i] < low or not fits[i]:

@@ -77,15 +77,21 @@ def test_touching_lets_back_a_tile_at_the_groups_end_whose_centre_lies_beyond_it
     assert _alone(boxes, conf, touching=True) == _alone(boxes, conf)
 
 
+def _probs(faces: list[tuple[int, float]]) -> np.ndarray:
+    """Classifier outputs, one row per (face, probability): that face read that surely, the rest
+    spread over the other faces, `other` (the last output) at 0."""
+    probs = np.zeros((len(faces), reader.NUM_CLASSES + 1))
+    for i, (k, p) in enumerate(faces):
+        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
+        probs[i, k], probs[i, -1] = p, 0.0
+    return probs
+
+
 def _reading(face_of_lone: float, flowers: bool = True) -> reader._ViewReading:
     """SURE read surely (detector 0.9, face 0.95), LONE and SPINE doubted (detector 0.4), LONE's face
     read at `face_of_lone`, SPINE's at 0.99 (a classifier reads a spine's print surely)."""
     boxes = [*SURE, LONE, SPINE]
-    faces = [0.95, 0.95, 0.95, face_of_lone, 0.99]
-    probs = np.zeros((len(boxes), reader.NUM_CLASSES + 1))
-    for i, p in enumerate(faces):
-        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
-        probs[i, i], probs[i, -1] = p, 0.0
+    probs = _probs(list(enumerate([0.95, 0.95, 0.95, face_of_lone, 0.99])))
     det = np.array([0.9, 0.9, 0.9, 0.4, 0.4])
     return reader._ViewReading(np.asarray(boxes, float), det, np.zeros(len(boxes)), probs, flowers=flowers)
 
@@ -131,10 +137,7 @@ def _decide_beside_the_sure_tiles(box: list[int], face: float = 0.95, cls: int =
     (detector 0.4, its face `cls` read `face` surely), under the shipped alone rescue with `keys`
     on top."""
     boxes = np.asarray([*SURE, box], float)
-    probs = np.zeros((4, reader.NUM_CLASSES + 1))
-    for i, (k, p) in enumerate([(0, 0.95), (1, 0.95), (2, 0.95), (cls, face)]):
-        probs[i, :] = (1 - p) / (reader.NUM_CLASSES - 1)
-        probs[i, k], probs[i, -1] = p, 0.0
+    probs = _probs([(0, 0.95), (1, 0.95), (2, 0.95), (cls, face)])
     reading = reader._ViewReading(boxes, np.array([0.9, 0.9, 0.9, 0.4]), np.zeros(4), probs, flowers=True)
     op = OperatingPoint(
         conf=0.55,
