@@ -955,10 +955,15 @@ def _view_kept(
     read (crops turned as in the photo as it is with `as_taken`, _with_faces), boxes down to
     `floor`; None where the photo as it is stays. `flowers`: the views are read with the flower
     rules of a photo as taken (_ViewReading.flowers; never for a photo that looks distorted).
-    Views are detected at the operating point (cheap); a view's score is at most its detector mass
-    (class probabilities are <= 1), so faces are read only in views whose mass clears their bar;
-    the kept view is read again only where the caller asked for lower-confidence boxes too."""
-    others = [frame.read(tm, sq, tm.tile_conf, flowers=flowers) for sq in views]
+    Views are chosen on their boxes at the operating point; a view's score is at most its detector
+    mass (class probabilities are <= 1), so faces are read only in views whose mass clears their
+    bar. Each view is detected once, down to `floor`: its boxes at the operating point are those
+    above it (_at_point), and the kept view's faces are read once per box (_with_rest_faces). Until
+    stop 64 the kept view was detected and its faces read a second time, down to `floor`."""
+    once = tm.learnt is None  # a learnt detector's merge is read at its own floor: read it again
+    low = min(floor, tm.tile_conf) if once else tm.tile_conf
+    read = [frame.read(tm, sq, low, flowers=flowers) for sq in views]
+    others = [_at_point(tm, r) for r in read]
     others = [
         _with_faces(tm, frame.pixels, o, as_taken) if o.score(tm.tile_conf) > bar else o
         for o, bar in zip(others, bars, strict=True)
@@ -966,9 +971,61 @@ def _view_kept(
     pick = choose_view([o.score(tm.tile_conf) for o in others], bars)
     if pick < 0:
         return None
-    if floor < tm.tile_conf:
+    if floor >= tm.tile_conf:
+        return others[pick]
+    if not once:
         return _with_faces(tm, frame.pixels, frame.read(tm, views[pick], floor, flowers=flowers), as_taken)
-    return others[pick]
+    return _with_rest_faces(tm, frame.pixels, read[pick], others[pick], as_taken)
+
+
+def _above_point(tm: TileModel, reading: _ViewReading) -> np.ndarray:
+    """Per box: whether a detector run at the operating point finds it too. The NMS keeps a box
+    above its floor exactly where a run at a higher floor does (greedy, surest first: a box is
+    only ever dropped for a surer one), so the boxes above `tile_conf` are that run's, in its order;
+    compared in float32 as vision.read.yolo_nms and ultralytics compare them."""
+    return reading.det_conf.astype(np.float32) > np.float32(tm.tile_conf)
+
+
+def _subset(reading: _ViewReading, keep: np.ndarray) -> _ViewReading:
+    """`reading` with only the boxes `keep` (a mask), their faces and gate readings with them."""
+    return replace(
+        reading,
+        boxes=reading.boxes[keep],
+        det_conf=reading.det_conf[keep],
+        det_cls=reading.det_cls[keep],
+        probs=None if reading.probs is None else reading.probs[keep],
+        gate=None if reading.gate is None else reading.gate[keep],
+    )
+
+
+def _at_point(tm: TileModel, reading: _ViewReading) -> _ViewReading:
+    """What the view reads at the operating point, from its reading down to a lower floor."""
+    return _subset(reading, _above_point(tm, reading))
+
+
+def _with_rest_faces(
+    tm: TileModel, pixels: PhotoPixels, whole: _ViewReading, sure: _ViewReading, as_taken: bool
+) -> _ViewReading:
+    """`whole` (a view down to a floor, faces not read) with faces: those of `sure` (its boxes above
+    the operating point, faces read) reused, the rest read now. A box's face is its own crop's
+    reading (_with_faces reads each box apart), except where the crops are cut from a sharper
+    decode chosen by the boxes' median size (PhotoPixels.crops): there every face is read again."""
+    above = _above_point(tm, whole)
+    if sure.probs is None or pixels.scale != 1 or not above.any():
+        return _with_faces(tm, pixels, whole, as_taken)
+    if above.all():
+        return sure
+    rest = _with_faces(tm, pixels, _subset(whole, ~above), as_taken)
+    probs = np.zeros((len(whole.boxes), sure.probs.shape[1]), dtype=sure.probs.dtype)
+    probs[above], probs[~above] = sure.probs, rest.probs
+    gate = None
+    if sure.gate is not None or rest.gate is not None:
+        gate = np.zeros(len(whole.boxes))
+        gate[above] = 0.0 if sure.gate is None else sure.gate
+        gate[~above] = 0.0 if rest.gate is None else rest.gate
+    return replace(
+        sure, boxes=whole.boxes, det_conf=whole.det_conf, det_cls=whole.det_cls, probs=probs, gate=gate
+    )
 
 
 def _reads_flowers(reading: _ViewReading) -> bool:
