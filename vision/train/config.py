@@ -131,6 +131,16 @@ class TrainConfig:
         "share of the classifier's training crops whose tile is turned by up to 45 degrees either "
         "way and cut as a detector boxes a turned tile (a pile of tiles at a real table); 0: as before",
     )
+    cls_side_light: float = _opt(
+        0.0,
+        "share of the classifier's training crops lit from one side (a brightness ramp across the "
+        "crop, its ends 1 -/+ 0.15..0.45); 0: as before",
+    )
+    cls_backs_at_most: int = _opt(
+        0,
+        "at most this many face-down `back` crops in the classifier's training crops (the scenes "
+        "give ~4,100, every other class under 1,100); 0: all, as before",
+    )
     cls_new_only: bool = _opt(
         False,
         "with --cls-init: only the outputs it lacks learn (the `flower` of --flower-rows); its "

@@ -83,6 +83,20 @@ def classifier_crops(sources: list[Path], cache_dir: Path, seed: int, max_extra:
     return CropSet(np.concatenate(xs), np.concatenate(ys))
 
 
+def at_most_of_class(crops: CropSet, cls: int, most: int, seed: int) -> CropSet:
+    """`crops` with at most `most` crops of class `cls` (a random sample of them, the rest kept).
+
+    Why: the synthetic scenes give the face-down `back` about 4,100 of the classifier's ~34,700
+    training crops (the other classes 700-1,000 each); a fine-tune on them reads real 白 (a framed
+    blank face) as `back` (models/MODEL_CARD.md, stop 64), as round 15 saw."""
+    of = np.flatnonzero(crops.y == cls)
+    if most <= 0 or len(of) <= most:
+        return crops
+    drop = np.random.default_rng(seed).choice(of, len(of) - most, replace=False)
+    keep = np.setdiff1d(np.arange(len(crops.y)), drop)
+    return CropSet(crops.x[keep], crops.y[keep])
+
+
 def negative_images(sources: list[Path], split: str = "train") -> list[Path]:
     """Photos whose label file exists and is empty: labelled as holding no tile of the 35.
 
@@ -338,7 +352,11 @@ def turned_box_widths(angle: torch.Tensor, tall: float) -> tuple[torch.Tensor, t
 
 
 def augment(
-    batch: torch.Tensor, gen: torch.Generator, low_res: float = 0.0, any_turn: float = 0.0
+    batch: torch.Tensor,
+    gen: torch.Generator,
+    low_res: float = 0.0,
+    any_turn: float = 0.0,
+    side_light: float = 0.0,
 ) -> torch.Tensor:
     """Random geometry + colour on a batch of wide crops (N x 3 x SRC_H x SRC_W, 0..1) -> CROP size.
 
@@ -346,8 +364,9 @@ def augment(
     180-degree turns (tiles face the camera either way up), rare 90-degree turns (square-ish boxes),
     small rotation/scale/shift (loose or tight detector boxes), brightness/contrast/colour casts;
     with `low_res` > 0 that share of the crops also loses resolution (lose_resolution); with
-    `any_turn` > 0 that share shows its tile turned as a tile lying in a pile is (turned_box_widths).
-    With both 0 the random draws are exactly those of every run before them.
+    `any_turn` > 0 that share shows its tile turned as a tile lying in a pile is (turned_box_widths);
+    with `side_light` > 0 that share is lit from one side (lit_from_one_side).
+    With all three 0 the random draws are exactly those of every run before them.
     """
     n = batch.shape[0]
 
@@ -386,10 +405,34 @@ def augment(
     contrast = u(0.7, 1.3).view(n, 1, 1, 1)
     out = (out - mean) * contrast + mean
     out = out * gain
+    if side_light > 0:
+        out = lit_from_one_side(out, side_light, gen)
     gray = (torch.rand(n, generator=gen) < 0.1).view(n, 1, 1, 1)
     out = torch.where(gray, out.mean(1, keepdim=True).expand_as(out), out)
     out = out + 0.02 * torch.randn(out.shape, generator=gen)
     return out.clamp_(0, 1)
+
+
+#: lit_from_one_side's ramp: its two ends are 1 - s and 1 + s of the light, s drawn in this range.
+SIDE_LIGHT_RAMP = (0.15, 0.45)
+
+
+def lit_from_one_side(batch: torch.Tensor, share: float, gen: torch.Generator) -> torch.Tensor:
+    """`share` of the crops (N x 3 x H x W) lit from one side: their brightness ramps linearly across
+    the crop in a random direction, from 1 - s to 1 + s (SIDE_LIGHT_RAMP), the middle as it was.
+    Why: a standing tile at a real table is often lit from a window or a lamp on one side (issue
+    23), and `augment` otherwise changes a crop's light only as a whole."""
+    n, _, h, w = batch.shape
+    lit = torch.rand(n, generator=gen) < share
+    angle = torch.rand(n, generator=gen) * 2 * math.pi
+    lo, hi = SIDE_LIGHT_RAMP
+    strength = torch.rand(n, generator=gen) * (hi - lo) + lo
+    ys = torch.linspace(-1, 1, h).view(1, h, 1)
+    xs = torch.linspace(-1, 1, w).view(1, 1, w)
+    along = xs * torch.cos(angle).view(n, 1, 1) + ys * torch.sin(angle).view(n, 1, 1)
+    along = along / along.abs().amax(dim=(1, 2), keepdim=True).clamp_min(1e-6)  # -1 .. 1 corner to corner
+    ramp = 1 + torch.where(lit, strength, torch.zeros(n)).view(n, 1, 1) * along
+    return batch * ramp.unsqueeze(1)
 
 
 #: The least share of a crop's width or height kept by lose_resolution (each axis drawn apart).

@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from vision import _env
-from vision.classes import CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, OTHER_ID, OUTPUT_NAMES
+from vision.classes import BACK_ID, CLASS_NAMES, EXTRA_OUTPUTS, FLOWER_ID, NUM_CLASSES, OTHER_ID, OUTPUT_NAMES
 from vision.read import manifest, safe_weights
 from vision.read.detect import MODELS_DIR
 from vision.read.onnx_run import weights_sha256
@@ -41,6 +41,7 @@ from vision.train.crops import (
     SRC_W,
     CropSet,
     as_read,
+    at_most_of_class,
     augment,
     box_crops,
     classifier_crops,
@@ -200,12 +201,13 @@ def train_classifier(
     init: Path | None = None,
     low_res: float = 0.0,
     any_turn: float = 0.0,
+    side_light: float = 0.0,
 ) -> Path:
     """Train TileNet with AdamW + one-cycle LR; checkpoint every epoch; return final weights path.
 
     The final epoch is shipped (no checkpoint selection on val: val only reports).
     `minutes` caps wall time for budgeted comparisons (the LR schedule still assumes `epochs`).
-    `num_classes` is 36 when the crops include the `other` class; `low_res`, `any_turn`: crops.augment.
+    `num_classes` is 36 when the crops include the `other` class; `low_res`, `any_turn`, `side_light`: crops.augment.
     """
     _env.use_every_core()
     torch.manual_seed(seed)
@@ -237,7 +239,7 @@ def train_classifier(
         total, seen = 0.0, 0
         for i in range(steps_per_epoch):
             idx = perm[i * batch_size : (i + 1) * batch_size]
-            xb = augment(x_all[idx].float().div_(255), gen, low_res, any_turn).to(device)
+            xb = augment(x_all[idx].float().div_(255), gen, low_res, any_turn, side_light).to(device)
             loss = F.cross_entropy(net(xb), y_all[idx].to(device), label_smoothing=0.05)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -538,6 +540,7 @@ def _classifier_training_crops(args, sources: list[Path], drawn: Path | None, ru
     cls_sources = sources + ([drawn] if drawn else [])
     print("classifier sources:", ", ".join(map(str, cls_sources)), flush=True)
     crops = classifier_crops(cls_sources, run_dir / "classifier", args.seed)
+    crops = at_most_of_class(crops, BACK_ID, getattr(args, "cls_backs_at_most", 0), args.seed)
     if getattr(args, "cls_boxes_from", None):
         crops = _with_box_crops(
             crops, Path(args.cls_boxes_from), args.imgsz, run_dir / "classifier", args.seed
@@ -806,6 +809,7 @@ def run(args: TrainConfig) -> int:
                 lr=args.cls_lr,
                 low_res=getattr(args, "cls_low_res", 0.0),
                 any_turn=getattr(args, "cls_any_turn", 0.0),
+                side_light=getattr(args, "cls_side_light", 0.0),
             )
         print(f"classifier weights: {cls_weights}", flush=True)
     if args.ship or args.stage == "ship":
