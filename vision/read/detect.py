@@ -757,12 +757,9 @@ def _pooled(
     mine, new = keep[keep < len(read.boxes)], keep[keep >= len(read.boxes)] - len(read.boxes)
     if not len(new):
         return read
-    extra = replace(again, boxes=again.boxes[new], det_conf=again.det_conf[new], det_cls=again.det_cls[new])
+    extra = _subset(again, new)  # its faces and gate readings with it, where it has them
     if again.probs is None:
         extra = _with_faces(tm, pixels, extra)
-    else:
-        gate = None if again.gate is None else again.gate[new]
-        extra = replace(extra, probs=again.probs[new], gate=gate)
     probs = gate = None
     if read.probs is not None and extra.probs is not None:
         probs = np.concatenate((read.probs[mine], extra.probs))
@@ -987,7 +984,7 @@ def _above_point(tm: TileModel, reading: _ViewReading) -> np.ndarray:
 
 
 def _subset(reading: _ViewReading, keep: np.ndarray) -> _ViewReading:
-    """`reading` with only the boxes `keep` (a mask), their faces and gate readings with them."""
+    """`reading` with only the boxes `keep` (a mask or indices), their faces and gate readings with them."""
     return replace(
         reading,
         boxes=reading.boxes[keep],
@@ -1018,11 +1015,10 @@ def _with_rest_faces(
     rest = _with_faces(tm, pixels, _subset(whole, ~above), as_taken)
     probs = np.zeros((len(whole.boxes), sure.probs.shape[1]), dtype=sure.probs.dtype)
     probs[above], probs[~above] = sure.probs, rest.probs
-    gate = None
-    if sure.gate is not None or rest.gate is not None:
+    gate = None  # both halves are read with the same flags: both asked the gate, or neither
+    if sure.gate is not None:
         gate = np.zeros(len(whole.boxes))
-        gate[above] = 0.0 if sure.gate is None else sure.gate
-        gate[~above] = 0.0 if rest.gate is None else rest.gate
+        gate[above], gate[~above] = sure.gate, rest.gate
     return replace(
         sure, boxes=whole.boxes, det_conf=whole.det_conf, det_cls=whole.det_cls, probs=probs, gate=gate
     )

@@ -431,7 +431,7 @@ def lit_from_one_side(batch: torch.Tensor, share: float, gen: torch.Generator) -
     xs = torch.linspace(-1, 1, w).view(1, 1, w)
     along = xs * torch.cos(angle).view(n, 1, 1) + ys * torch.sin(angle).view(n, 1, 1)
     along = along / along.abs().amax(dim=(1, 2), keepdim=True).clamp_min(1e-6)  # -1 .. 1 corner to corner
-    ramp = 1 + torch.where(lit, strength, torch.zeros(n)).view(n, 1, 1) * along
+    ramp = 1 + (strength * lit).view(n, 1, 1) * along
     return batch * ramp.unsqueeze(1)
 
 
