@@ -311,6 +311,28 @@ def test_a_player_tap_on_an_older_page_is_still_applied_and_merged(tmp_path):
     assert (stored["winner"], stored["win_by"]) == ("N", "self_draw")
 
 
+def test_a_tap_that_lands_after_this_phone_drew_the_other_phones_change_shows_under_a_fresh_key(tmp_path):
+    """Phone A picks 南家; phone B's poll redraws B with it (fresh keys, 自摸 drawn empty), and the
+    player's tap on B's older page lands while that run is under way. The tap is applied, both
+    changes are kept, and B's 怎么胡的 is drawn under a fresh key that shows 自摸: the field already
+    drawn empty in this drawing would otherwise send its empty value back over the tap. (A browser
+    helper that looked for the field's plain key waited in vain: CI at stop 64.)"""
+    store, a, b = _two_phones(tmp_path)
+    old_by = _draw(b, "win_by", None)
+    assert _do(a, store, "set_winner", "S")
+    hand_sync.current_hand(b, store, _sample, decode_photo)  # B's poll run takes A's winner
+    drawn_empty = _draw(b, "win_by", None)  # ... and draws the field empty before the tap lands
+    b[old_by] = "self_draw"  # the tap on B's page not yet redrawn
+    assert hand_sync.apply_widget(b, store, old_by, "set_win_by")
+    shown = _draw(b, "win_by", "self_draw")  # B's next run
+    assert shown == drawn_empty + "_v1" and b[shown] == "self_draw"
+    stored = store.load().state["inputs"]
+    assert (stored["winner"], stored["win_by"]) == ("S", "self_draw")
+    b[drawn_empty] = None  # the empty field, sent again by the browser: dropped
+    assert not hand_sync.apply_widget(b, store, drawn_empty, "set_win_by")
+    assert store.load().state["inputs"]["win_by"] == "self_draw"
+
+
 def test_the_drawn_values_of_old_drawings_are_forgotten(tmp_path):
     store, a, b = _two_phones(tmp_path)
     first = _draw(a, "winner", None)

@@ -97,12 +97,14 @@ def test_phone_upload_tap_fix_and_see_payments(server, browser, tmp_path):
 
 
 def _hand_widget(driver, name: str):
-    """The container of this hand's widget `name` (its key is h<id>e<n>_name)."""
+    """The container of this hand's widget `name`: its key is h<id>l<rev>e<n>_name, or that key with
+    _v<k> after it when the hand's value moved under the field within one drawing
+    (`page.hand_sync.bound_key`: a tap that lands while the other phone's change is being drawn)."""
     return WebDriverWait(driver, 30).until(
         lambda d: d.execute_script(
             "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].find(e => "
             "!e.closest('[data-stale=\"true\"]') && "
-            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}l\\d+e\\d+_" + name + "$/.test(c)))"
+            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}l\\d+e\\d+_" + name + "(_v\\d+)?$/.test(c)))"
         )
     )
 
