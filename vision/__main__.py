@@ -201,6 +201,7 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
             args.seed,
             width=args.width,
             lr=args.lr,
+            shared=args.shared_convs,
         )
     except (ListingError, ModelFileError, ValueError, OSError) as exc:
         _err(str(exc))
@@ -320,6 +321,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="the gate's width (default: the classifier's, its features the start; narrower learns from scratch)",
     )
     g.add_argument("--lr", type=float, default=2e-3)
+    g.add_argument(
+        "--shared-convs",
+        type=int,
+        default=0,
+        help="keep the classifier's first N conv blocks, frozen: the reader then runs only the gate's "
+        "last layers on the classifier's own activations (0: the gate is a whole net of its own)",
+    )
 
     la = sub.add_parser(
         "label-audit",

@@ -22,6 +22,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import torch
 
 from vision import _env
 from vision.classes import BACK_ID, CLASS_NAMES, FLOWER_ID, NUM_CLASSES
@@ -48,8 +49,12 @@ from vision.read.tilenet import (
     classify_crops,
     crop_tiles,
     flower_probability,
+    flower_probability_on_trunk,
     for_reading,
     from_state,
+    read_crops,
+    shared_convs,
+    trunk_end,
 )
 from vision.read.yolo_nms import greedy_keep
 
@@ -114,6 +119,10 @@ class TileModel:
     learnt_refit: float = 0.0
     #: The flower gate (model.json's `flower_gate`): a TileNet reading tile / flower, or None.
     flower_gate: TileNet | None = None
+    #: Above 0: the gate's first layers (`features[:gate_trunk]`) are the classifier's, weight for
+    #: weight (vision.read.tilenet.shared_convs), so the gate reads the classifier's activations of
+    #: the crops and runs only its own last layers.
+    gate_trunk: int = 0
 
     @property
     def conf(self) -> float:
@@ -177,13 +186,15 @@ def _load_cached(path: str) -> TileModel:
             )
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
-        gate = None
+        gate, gate_trunk = None, 0
         if m.flower_gate:
             gate = _net_for_reading(p, files[m.flower_gate], "a flower gate (tile / flower)", GATE_OUTPUTS)
+            if classifier is not None:
+                gate_trunk = _gate_trunk(files[m.classifier], files[m.flower_gate], gate)
         return TileModel(
             detector, classifier, m.op, m.det_imgsz, p, meta,
             learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
-            learnt_refit=m.learnt_refit, flower_gate=gate,
+            learnt_refit=m.learnt_refit, flower_gate=gate, gate_trunk=gate_trunk,
         )  # fmt: skip
     # Bare YOLO weights: single-stage; the operating point may sit beside it as <name>.json.
     side = p.with_suffix(".json")
@@ -199,6 +210,16 @@ def _load_cached(path: str) -> TileModel:
     except ValueError as exc:
         raise manifest.ModelFileError(f"{side}: {exc}") from exc
     return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
+
+
+def _gate_trunk(classifier_file: Path, gate_file: Path, gate: TileNet) -> int:
+    """Where the gate's own layers start in its reading net when its first conv blocks are the
+    classifier's (`shared_convs`); 0 when none is: the gate then reads the crops whole. Checked on
+    the weights themselves, so a player's adapted classifier with the base's gate reads as before."""
+    shared = shared_convs(
+        safe_weights.load_state_dict(classifier_file), safe_weights.load_state_dict(gate_file)
+    )
+    return trunk_end(gate.features, shared) if shared else 0
 
 
 def _net_for_reading(
@@ -618,16 +639,20 @@ def _with_faces(
         return replace(reading, probs=np.zeros((0, NUM_CLASSES)))
     as_seen = not as_taken and tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
     crops = crops_as_seen(pixels, boxes, reading.squeeze) if as_seen else pixels.crops(boxes)
-    probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
+    gated = tm.flower_gate is not None and tm.op.flower_gate_at_least > 0 and reading.flowers
+    first = read_crops(tm.classifier, crops, tm.op.tta_below, tm.gate_trunk if gated else 0)
+    probs = first.probs
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not (as_seen or as_taken):
         probs = _surer_turned(tm, pixels, boxes, probs)
     read = replace(
         reading, probs=probs, flower_at_least=tm.op.flower_at_least, flower_tile_share=tm.op.flower_tile_share
     )
-    if tm.flower_gate is None or tm.op.flower_gate_at_least <= 0 or not reading.flowers:
+    if not gated:
         return read
     return replace(
-        read, gate=_gate_where_returnable(tm, read, crops), gate_at_least=tm.op.flower_gate_at_least
+        read,
+        gate=_gate_where_returnable(tm, read, crops, first.trunk),
+        gate_at_least=tm.op.flower_gate_at_least,
     )
 
 
@@ -650,19 +675,27 @@ def crops_as_seen(pixels: PhotoPixels, boxes: np.ndarray, squeeze: tuple[float, 
     return crops
 
 
-def _gate_where_returnable(tm: TileModel, reading: _ViewReading, crops: np.ndarray) -> np.ndarray:
+def _gate_where_returnable(
+    tm: TileModel, reading: _ViewReading, crops: np.ndarray, trunk: torch.Tensor | None = None
+) -> np.ndarray:
     """The flower gate's reading of each box the reader could return (tile confidence before the
     gate at or above tile_conf, or row_rescue where it rescues) whose face it doubts (best face
     under OperatingPoint.flower_gate_below); 0 for the rest, which it returns as faces or not at
     all. Why: the page reads every box down to the maybe-missed floor, about twice the boxes it
     returns, and the gate's pass over all of them cost more than the page's speed budget had
     (models/MODEL_CARD.md, stop 52); a flower under the point may be offered as maybe missed, as
-    every reader before the gate returned it."""
+    every reader before the gate returned it. `trunk`: the classifier's activations of `crops`
+    (TileModel.gate_trunk), from which a gate sharing them reads."""
     tile, face = tile_and_face(reading)
     asked = np.flatnonzero((tile >= tm.lowest_returned) & (face.max(1) < tm.op.flower_gate_below))
     gate = np.zeros(len(tile))
     if len(asked):
-        gate[asked] = flower_probability(tm.flower_gate, crops[asked])
+        if trunk is not None:
+            gate[asked] = flower_probability_on_trunk(
+                tm.flower_gate, trunk[torch.from_numpy(asked)], tm.gate_trunk
+            )
+        else:
+            gate[asked] = flower_probability(tm.flower_gate, crops[asked])
     return gate
 
 

@@ -8,6 +8,7 @@ crop geometry in one place is what guarantees it.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -161,9 +162,57 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
     mirrored), so averaging them is a free ensemble for the crops in doubt (its gain is measured in
     models/MODEL_CARD.md).
     """
+    return read_crops(classifier, crops, tta_below).probs
+
+
+def trunk_end(features: nn.Sequential, convs: int) -> int:
+    """The index in `features` (a TileNet's, folded for reading or not) where its conv `convs` + 1
+    starts: the layers before it are its first `convs` conv blocks with their pools (a shared trunk)."""
+    starts = [i for i, layer in enumerate(features) if isinstance(layer, nn.Conv2d)]
+    if not 0 < convs < len(starts):
+        raise ValueError(
+            f"a trunk of {convs} conv blocks: the net has {len(starts)}, the last one is never shared"
+        )
+    return starts[convs]
+
+
+def shared_convs(a: dict, b: dict) -> int:
+    """How many of their leading conv blocks two TileNet state dicts hold the same weights in (conv,
+    batch norm and its running statistics, compared exactly), the last block never counted (the
+    gate runs at least its own last block and head): a flower gate learnt on the classifier's own
+    features (vision.train.flower_gate, `shared`) shares them with it."""
+    net = TileNet(num_classes=classifier_outputs(a), width=int(a["features.0.weight"].shape[0]))
+    starts = [i for i, layer in enumerate(net.features) if isinstance(layer, nn.Conv2d)]
+    same = 0
+    for start in starts[:-1]:
+        names = [k for k in a if k.startswith((f"features.{start}.", f"features.{start + 1}."))]
+        if not names or not all(
+            k in b and a[k].shape == b[k].shape and torch.equal(a[k], b[k]) for k in names
+        ):
+            break
+        same += 1
+    return same
+
+
+@dataclass
+class CropReading:
+    """classify_crops' probabilities, and where asked (`trunk_to`), the activations of the crops as
+    they are after the classifier's first layers (its reading net's `features[:trunk_to]`)."""
+
+    probs: np.ndarray
+    trunk: torch.Tensor | None = None
+
+
+def read_crops(
+    classifier: TileNet, crops: np.ndarray, tta_below: float = TTA_BELOW, trunk_to: int = 0
+) -> CropReading:
+    """classify_crops, keeping the trunk's activations of the crops as they are when `trunk_to` > 0
+    (the same layers run, split in two: the same numbers), for a flower gate that shares them."""
     x = as_input(crops)
     with torch.inference_mode():
-        probs = torch.softmax(classifier(x), 1)
+        trunk = classifier.features[:trunk_to](x) if trunk_to else None
+        top = classifier.head(classifier.features[trunk_to:](trunk)) if trunk_to else classifier(x)
+        probs = torch.softmax(top, 1)
         doubt = torch.nonzero(probs.max(1).values < tta_below).flatten()
         if len(doubt):
             d = x[doubt]
@@ -171,7 +220,7 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
             views = torch.cat((torch.flip(d, [2, 3]), torch.flip(d, [3]), torch.flip(d, [2])))
             more = torch.softmax(classifier(views), 1).view(3, len(doubt), -1).sum(0)
             probs[doubt] = (probs[doubt] + more) / 4
-        return probs.numpy()
+        return CropReading(probs.numpy(), trunk)
 
 
 #: A flower gate's outputs: 0 a tile (any of the 35 faces), 1 a flower, season or joker tile.
@@ -184,3 +233,11 @@ def flower_probability(gate: TileNet, crops: np.ndarray) -> np.ndarray:
     the reading (models/MODEL_CARD.md, stop 52)."""
     with torch.inference_mode():
         return torch.softmax(gate(as_input(crops)), 1)[:, 1].numpy().astype(np.float64)
+
+
+def flower_probability_on_trunk(gate: TileNet, trunk: torch.Tensor, trunk_to: int) -> np.ndarray:
+    """flower_probability from the classifier's trunk activations of the crops (`read_crops`):
+    only the gate's own layers run (`features[trunk_to:]` and its head), for a gate whose first
+    layers are the classifier's (`shared_convs`)."""
+    with torch.inference_mode():
+        return torch.softmax(gate.head(gate.features[trunk_to:](trunk)), 1)[:, 1].numpy().astype(np.float64)

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from vision import _env
 from vision.classes import CLASS_ID, NUM_CLASSES
 from vision.read import manifest, onnx_run, safe_weights
-from vision.read.tilenet import GATE_OUTPUTS, TileNet
+from vision.read.tilenet import GATE_OUTPUTS, TileNet, trunk_end
 from vision.train import data, replay
 from vision.train.crops import (
     SRC_H,
@@ -118,11 +118,15 @@ def train_gate(
     batch_size: int = 256,
     log: Callable[[str], None] = print,
     width: int | None = None,
+    shared: int = 0,
 ) -> TileNet:
     """A gate trained on the crops of the photos not `held`: tiles (HARD_FACES repeated) as 0,
     flowers (repeated to FLOWER_SHARE of the tiles) as 1, augmented as every classifier epoch.
     Of the classifier's width (None), its features start from the classifier `init` and every
-    layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch."""
+    layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch.
+    `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
+    norms' statistics, so the reader can take them from the classifier's own pass over the crops
+    and run only the gate's last layers (vision.read.tilenet.shared_convs)."""
     _env.use_every_core()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -132,6 +136,10 @@ def train_gate(
     if width in (None, own_width):
         own = net.state_dict()
         net.load_state_dict({k: own[k] if k.startswith("head.2") else v.float() for k, v in state.items()})
+    elif shared:
+        raise ValueError("a gate shares the classifier's conv blocks only at the classifier's width")
+    trunk = net.features[: trunk_end(net.features, shared)] if shared else torch.nn.Sequential()
+    trunk.requires_grad_(False)
     kept = ~np.isin(crops.tile_photo, held)
     tiles = np.flatnonzero(kept)
     hard = tiles[np.isin(crops.faces[tiles], [CLASS_ID[f] for f in HARD_FACES])]
@@ -144,12 +152,13 @@ def train_gate(
     y = np.concatenate([np.zeros(len(tiles), np.int64), np.ones(len(flowers) * repeat, np.int64)])
     log(f"flower gate: {len(tiles)} tile crops, {len(flowers)} flowers x{repeat}")
     x_all, y_all = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(), torch.from_numpy(y)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr, weight_decay=5e-4)
     steps = math.ceil(len(y) / batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps, pct_start=0.15)
     t0 = time.monotonic()
     for epoch in range(epochs):
         net.train()
+        trunk.eval()  # the shared blocks' batch norms keep the classifier's statistics
         perm = torch.randperm(len(y), generator=gen)
         total = 0.0
         for i in range(steps):
@@ -218,6 +227,7 @@ def make_gated_model(
     log: Callable[[str], None] = print,
     width: int | None = None,
     lr: float = 2e-3,
+    shared: int = 0,
 ) -> Path:
     """The model at `model_json` with a flower gate learnt from `listing`'s flowers and `source`'s
     train tiles, written to `out_dir` (its model.json returned): the gate's weights, its bar
@@ -231,7 +241,7 @@ def make_gated_model(
     crops = gate_crops(source, listing)
     held = held_photos(crops.photos, seed)
     init = manifest.weights_path(model_json, m.classifier)
-    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width)
+    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width, shared=shared)
     tile_scores, flower_scores = held_scores(net, crops, held)
     bar = gate_bar(tile_scores)
     below = asked_below(
@@ -257,6 +267,7 @@ def make_gated_model(
             "seed": seed,
             "width": int(net.features[0].out_channels),
             "lr": lr,
+            "shared_convs": shared,
             "held_photos": len(held),
             "held_tiles": len(tile_scores),
             "held_tiles_read_as_flowers": flagged,

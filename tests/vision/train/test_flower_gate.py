@@ -7,13 +7,16 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from tests.vision.train.test_train import _make_dataset
 from vision.__main__ import main
 from vision.classes import CLASS_ID
-from vision.read import manifest
+from vision.read import manifest, safe_weights
 from vision.read.detect import MODELS_DIR, load_model
+from vision.read.tilenet import shared_convs
 from vision.train import flower_gate
+from vision.train.crops import SRC_H, SRC_W
 
 
 def test_the_bar_is_the_lowest_at_which_the_held_out_tiles_stay_within_budget():
@@ -35,6 +38,40 @@ def test_the_held_out_photos_are_a_seeded_fifth_drawn_by_photo():
     a, b = flower_gate.held_photos(100, seed=0), flower_gate.held_photos(100, seed=0)
     assert a.tolist() == b.tolist() and len(a) == 20 and len(set(a.tolist())) == 20
     assert a.tolist() != flower_gate.held_photos(100, seed=1).tolist()
+
+
+def _tiny_crops(n_tiles: int = 48, n_flowers: int = 8) -> flower_gate.GateCrops:
+    """Random wide crops: tiles of 1p and 2m on photos 0..3, flowers on photos 0..3."""
+    rng = np.random.default_rng(0)
+    wide = (SRC_H, SRC_W, 3)
+    return flower_gate.GateCrops(
+        rng.integers(0, 256, (n_tiles, *wide), dtype=np.uint8),
+        np.array([CLASS_ID["1p"], CLASS_ID["2m"]] * (n_tiles // 2)),
+        np.arange(n_tiles) % 4,
+        rng.integers(0, 256, (n_flowers, *wide), dtype=np.uint8),
+        np.arange(n_flowers) % 4,
+        4,
+    )
+
+
+def test_a_gate_sharing_the_classifiers_blocks_learns_only_its_own_layers():
+    """--shared-convs 5: the first five conv blocks come out the classifier's, byte for byte once
+    stored as the weights file stores them, so the reader shares them (tilenet.shared_convs)."""
+    init = MODELS_DIR / "tile_classifier.pt"
+    cls_state = safe_weights.load_state_dict(init)
+    net = flower_gate.train_gate(
+        _tiny_crops(), init, held=np.array([3]), epochs=1, log=lambda _: None, shared=5
+    )
+    stored = {k: v.detach().half() for k, v in net.state_dict().items()}
+    assert shared_convs(cls_state, stored) == 5
+    learnt = net.state_dict()["features.18.weight"]  # its own last block learnt (one small step)
+    assert not torch.equal(learnt, cls_state["features.18.weight"].float())
+    whole = flower_gate.train_gate(_tiny_crops(), init, held=np.array([3]), epochs=1, log=lambda _: None)
+    assert shared_convs(cls_state, {k: v.detach().half() for k, v in whole.state_dict().items()}) == 0
+    with pytest.raises(ValueError, match="width"):
+        flower_gate.train_gate(
+            _tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, width=8, shared=5
+        )
 
 
 def _flower_listing(src, path):
