@@ -168,7 +168,7 @@ def classify_crops(classifier: TileNet, crops: np.ndarray, tta_below: float = TT
 def trunk_end(features: nn.Sequential, convs: int) -> int:
     """The index in `features` (a TileNet's, folded for reading or not) where its conv `convs` + 1
     starts: the layers before it are its first `convs` conv blocks with their pools (a shared trunk)."""
-    starts = [i for i, layer in enumerate(features) if isinstance(layer, nn.Conv2d)]
+    starts = _conv_starts(features)
     if not 0 < convs < len(starts):
         raise ValueError(
             f"a trunk of {convs} conv blocks: the net has {len(starts)}, the last one is never shared"
@@ -181,10 +181,8 @@ def shared_convs(a: dict, b: dict) -> int:
     batch norm and its running statistics, compared exactly), the last block never counted (the
     gate runs at least its own last block and head): a flower gate learnt on the classifier's own
     features (vision.train.flower_gate, `shared`) shares them with it."""
-    net = TileNet(num_classes=classifier_outputs(a), width=int(a["features.0.weight"].shape[0]))
-    starts = [i for i, layer in enumerate(net.features) if isinstance(layer, nn.Conv2d)]
     same = 0
-    for start in starts[:-1]:
+    for start in _conv_starts(TileNet().features)[:-1]:  # where each block starts: any width, any head
         names = [k for k in a if k.startswith((f"features.{start}.", f"features.{start + 1}."))]
         if not names or not all(
             k in b and a[k].shape == b[k].shape and torch.equal(a[k], b[k]) for k in names
@@ -192,6 +190,10 @@ def shared_convs(a: dict, b: dict) -> int:
             break
         same += 1
     return same
+
+
+def _conv_starts(features: nn.Sequential) -> list[int]:
+    return [i for i, layer in enumerate(features) if isinstance(layer, nn.Conv2d)]
 
 
 @dataclass
