@@ -640,8 +640,12 @@ def _with_faces(
     as_seen = not as_taken and tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
     crops = crops_as_seen(pixels, boxes, reading.squeeze) if as_seen else pixels.crops(boxes)
     gated = tm.flower_gate is not None and tm.op.flower_gate_at_least > 0 and reading.flowers
-    first = read_crops(tm.classifier, crops, tm.op.tta_below, tm.gate_trunk if gated else 0)
-    probs = first.probs
+    trunk = None
+    if gated and tm.gate_trunk:  # the gate reads the classifier's activations: keep them
+        first = read_crops(tm.classifier, crops, tm.op.tta_below, tm.gate_trunk)
+        probs, trunk = first.probs, first.trunk
+    else:
+        probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not (as_seen or as_taken):
         probs = _surer_turned(tm, pixels, boxes, probs)
     read = replace(
@@ -651,7 +655,7 @@ def _with_faces(
         return read
     return replace(
         read,
-        gate=_gate_where_returnable(tm, read, crops, first.trunk),
+        gate=_gate_where_returnable(tm, read, crops, trunk),
         gate_at_least=tm.op.flower_gate_at_least,
     )
 
