@@ -100,13 +100,25 @@ def _hand_widget(driver, name: str):
     """The container of this hand's widget `name`: its key is h<id>l<rev>e<n>_name, or that key with
     _v<k> after it when the hand's value moved under the field within one drawing
     (`page.hand_sync.bound_key`: a tap that lands while the other phone's change is being drawn)."""
-    return WebDriverWait(driver, 30).until(
-        lambda d: d.execute_script(
-            "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].find(e => "
-            "!e.closest('[data-stale=\"true\"]') && "
-            "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}l\\d+e\\d+_" + name + "(_v\\d+)?$/.test(c)))"
+    try:
+        return WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script(
+                "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].find(e => "
+                "!e.closest('[data-stale=\"true\"]') && "
+                "[...e.classList].some(c => /^st-key-h[0-9a-f]{8}l\\d+e\\d+_" + name + "(_v\\d+)?$/.test(c)))"
+            )
         )
-    )
+    except TimeoutException as exc:  # say what the page held instead (a CI failure is read from its log)
+        drawn = driver.execute_script(_HAND_KEYS)
+        raise TimeoutException(f"no fresh field {name!r} in 30 s; the hand's fields drawn: {drawn}") from exc
+
+
+#: The hand's widget keys on the page, each with "(stale)" where it belongs to a run being redrawn.
+_HAND_KEYS = (
+    "return [...document.querySelectorAll('[class*=\"st-key-h\"]')].map(e => "
+    "[...e.classList].filter(c => c.startsWith('st-key-h')).join(' ') + "
+    "(e.closest('[data-stale=\"true\"]') ? ' (stale)' : ''))"
+)
 
 
 def _choose(driver, name: str, label: str) -> None:
