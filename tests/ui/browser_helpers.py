@@ -17,7 +17,6 @@ import contextlib
 import io
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from page.serve import STREAMLIT_FLAGS, stop
+from page.serve import STREAMLIT_FLAGS, free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -73,12 +72,6 @@ FLAGS = [
     "--disable-dev-shm-usage",
     "--window-size=390,844",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 SERVER_LOGS: dict[str, Path] = {}  # url -> the server's output (quoted when a check fails)

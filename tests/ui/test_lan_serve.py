@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from page import gate as G
-from page.serve import stop
+from page.serve import free_port, stop
 from tests.page.test_cert import available_tools
 from tests.ui.gate_client import send_partly
 
@@ -37,12 +37,6 @@ photo = st.file_uploader("photo")
 if photo is not None:
     st.markdown(f"got {{len(photo.getvalue())}} bytes")
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _rss_kib(pid: int) -> int:
@@ -107,7 +101,7 @@ class Served:
 
 def _start(tmp: Path, page: Path, ran: Path, env: dict) -> Served:
     """`python -m page.serve` on a free port, its PIN read from what it prints."""
-    port = _free_port()
+    port = free_port()
     cmd = [
         sys.executable,
         "-m",
@@ -295,7 +289,7 @@ def test_a_killed_server_takes_streamlit_with_it(tmp_path):
         pytest.skip("neither openssl nor cryptography")
     page = tmp_path / "tiny.py"
     page.write_text(PAGE.format(ran=str(tmp_path / "ran.txt")))
-    cmd = [sys.executable, "-m", "page.serve", "--port", str(_free_port()), "--cert-dir", str(tmp_path / "c"),
+    cmd = [sys.executable, "-m", "page.serve", "--port", str(free_port()), "--cert-dir", str(tmp_path / "c"),
            "--app", str(page)]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import shutil
-import socket
 import subprocess
 import time
 from datetime import UTC, datetime
@@ -54,7 +53,7 @@ def test_make_app_warms_the_page_up_beside_the_server():
 
 def test_warm_up_gives_up_when_no_server_answers():
     t0 = time.monotonic()
-    assert serve.warm_up(f"http://127.0.0.1:{_free_port()}", timeout_s=1.5) is None
+    assert serve.warm_up(f"http://127.0.0.1:{serve.free_port()}", timeout_s=1.5) is None
     assert time.monotonic() - t0 < 10
 
 
@@ -243,9 +242,3 @@ def test_dry_run_makes_a_certificate_and_prints_the_command(tmp_path, monkeypatc
     assert "--server.address 127.0.0.1" in out and (tmp_path / "c" / "cert.pem").is_file()
     meta = json.loads((tmp_path / "c" / "cert.json").read_text())
     assert meta["hosts"] == ["192.168.1.23", "localhost", "127.0.0.1"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -46,7 +46,6 @@ from vision.read.tilenet import (
     GATE_OUTPUTS,
     TileNet,
     classifier_outputs,
-    classify_crops,
     crop_tiles,
     flower_probability,
     flower_probability_on_trunk,
@@ -179,18 +178,25 @@ def _load_cached(path: str) -> TileModel:
             if not file.is_file():
                 raise manifest.ModelFileError(f"{p}: weights file {name} is missing beside it")
         detector = _load_yolo(files[m.detector])
+        # Each crop net's weights read once: its reading net and the gate's shared blocks come from them.
+        states = {
+            name: safe_weights.load_state_dict(files[name]) for name in (m.classifier, m.flower_gate) if name
+        }
         classifier = None
         if m.classifier:
             classifier = _net_for_reading(
-                p, files[m.classifier], "a tile classifier", len(m.classifier_classes), m.classifier_width
-            )
+                p, files[m.classifier], states[m.classifier], "a tile classifier",
+                len(m.classifier_classes), m.classifier_width,
+            )  # fmt: skip
         meta = m.to_dict()
         learnt = _load_yolo(files[m.learnt_detector]) if m.learnt_detector else None
         gate, gate_trunk = None, 0
         if m.flower_gate:
-            gate = _net_for_reading(p, files[m.flower_gate], "a flower gate (tile / flower)", GATE_OUTPUTS)
+            gate = _net_for_reading(
+                p, files[m.flower_gate], states[m.flower_gate], "a flower gate (tile / flower)", GATE_OUTPUTS
+            )
             if classifier is not None:
-                gate_trunk = _gate_trunk(files[m.classifier], files[m.flower_gate], gate)
+                gate_trunk = _gate_trunk(states[m.classifier], states[m.flower_gate], gate)
         return TileModel(
             detector, classifier, m.op, m.det_imgsz, p, meta,
             learnt=learnt, learnt_conf=m.learnt_conf, learnt_veto=m.learnt_veto,
@@ -212,24 +218,22 @@ def _load_cached(path: str) -> TileModel:
     return TileModel(detector, None, op, int(meta.get("det_imgsz", 640)), p, meta)
 
 
-def _gate_trunk(classifier_file: Path, gate_file: Path, gate: TileNet) -> int:
+def _gate_trunk(classifier_state: dict, gate_state: dict, gate: TileNet) -> int:
     """Where the gate's own layers start in its reading net when its first conv blocks are the
     classifier's (`shared_convs`); 0 when none is: the gate then reads the crops whole. Checked on
     the weights themselves, so a player's adapted classifier with the base's gate reads as before."""
-    shared = shared_convs(
-        safe_weights.load_state_dict(classifier_file), safe_weights.load_state_dict(gate_file)
-    )
+    shared = shared_convs(classifier_state, gate_state)
     return trunk_end(gate.features, shared) if shared else 0
 
 
 def _net_for_reading(
-    model_json: Path, file: Path, what: str, outputs: int, width: int | None = None
+    model_json: Path, file: Path, state: dict, what: str, outputs: int, width: int | None = None
 ) -> TileNet:
-    """The TileNet in `file` (`what`: a tile classifier, a flower gate), batch norms folded for
-    reading; one ModelFileError naming model.json and the file when the weights are not that net:
-    not a TileNet, `outputs` outputs other than model.json's, or not of `width` (None: the file's
-    own, as `vision flower-gate --width` chose it). One loader, so both nets fail alike."""
-    state = safe_weights.load_state_dict(file)
+    """The TileNet of `state`, the weights in `file` (`what`: a tile classifier, a flower gate),
+    batch norms folded for reading; one ModelFileError naming model.json and the file when the
+    weights are not that net: not a TileNet, `outputs` outputs other than model.json's, or not of
+    `width` (None: the file's own, as `vision flower-gate --width` chose it). One loader, so both
+    nets fail alike."""
     try:
         got = classifier_outputs(state)
         width = width or int(state["features.0.weight"].shape[0])
@@ -640,12 +644,9 @@ def _with_faces(
     as_seen = not as_taken and tm.op.mild_as_seen > 0 and is_mild_view(tm.op, reading.squeeze)
     crops = crops_as_seen(pixels, boxes, reading.squeeze) if as_seen else pixels.crops(boxes)
     gated = tm.flower_gate is not None and tm.op.flower_gate_at_least > 0 and reading.flowers
-    trunk = None
-    if gated and tm.gate_trunk:  # the gate reads the classifier's activations: keep them
-        first = read_crops(tm.classifier, crops, tm.op.tta_below, tm.gate_trunk)
-        probs, trunk = first.probs, first.trunk
-    else:
-        probs = classify_crops(tm.classifier, crops, tta_below=tm.op.tta_below)
+    # A gate that shares the classifier's first blocks (TileModel.gate_trunk) reads their activations: kept.
+    first = read_crops(tm.classifier, crops, tm.op.tta_below, tm.gate_trunk if gated else 0)
+    probs, trunk = first.probs, first.trunk
     if reading.squeeze != (1, 1) and tm.op.turn_below > 0 and not (as_seen or as_taken):
         probs = _surer_turned(tm, pixels, boxes, probs)
     read = replace(
@@ -711,7 +712,7 @@ def _surer_turned(tm: TileModel, pixels: PhotoPixels, boxes: np.ndarray, probs: 
     doubt = np.flatnonzero(surest < tm.op.turn_below)
     if not len(doubt):
         return probs
-    turned = classify_crops(tm.classifier, pixels.crops(boxes[doubt], turned=True), tta_below=tm.op.tta_below)
+    turned = read_crops(tm.classifier, pixels.crops(boxes[doubt], turned=True), tm.op.tta_below).probs
     better = turned[:, :NUM_CLASSES].max(1) > surest[doubt]
     out = probs.copy()
     out[doubt[better]] = turned[better]

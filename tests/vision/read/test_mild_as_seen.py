@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.read.classifier_stand_in import reading_as
 from vision.classes import NUM_CLASSES
 from vision.read import detect as reader
 from vision.read.operating_point import OperatingPoint
@@ -49,8 +50,9 @@ def test_only_the_mild_pair_is_a_mild_view():
 
 
 class _Spy:
-    """classify_crops as the reader calls it: records each batch of crops, reads every face at 0.3
-    (in doubt, so a turned re-read would be asked for)."""
+    """The classifier as the reader calls it (classify_crops' signature, made read_crops by
+    reading_as): records each batch of crops, reads every face at 0.3 (in doubt, so a turned
+    re-read would be asked for)."""
 
     def __init__(self) -> None:
         self.batches: list[np.ndarray] = []
@@ -83,7 +85,7 @@ def _reading(squeeze: tuple[int, int]) -> reader._ViewReading:
 def test_the_mild_view_is_read_once_as_seen(monkeypatch, mild_as_seen, squeeze, batches):
     image = _image()
     spy = _Spy()
-    monkeypatch.setattr(reader, "classify_crops", spy)
+    monkeypatch.setattr(reader, "read_crops", reading_as(spy))
     reader._with_faces(_model(mild_as_seen), reader.PhotoPixels(image), _reading(squeeze))
     assert len(spy.batches) == batches
     first = spy.batches[0]
@@ -98,7 +100,7 @@ def test_as_taken_cuts_a_mild_views_crops_as_in_the_photo_and_reads_them_once(mo
     so its tiles' shapes in the photo say which way they stand, whatever view boxed them."""
     image = _image()
     spy = _Spy()
-    monkeypatch.setattr(reader, "classify_crops", spy)
+    monkeypatch.setattr(reader, "read_crops", reading_as(spy))
     reader._with_faces(_model(1.0), reader.PhotoPixels(image), _reading((2, 1)), as_taken=True)
     assert len(spy.batches) == 1 and _same(spy.batches[0], crop_tiles(image, BOXES))
     assert not _same(spy.batches[0], reader.crops_as_seen(reader.PhotoPixels(image), BOXES, (2, 1)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.vision.read.classifier_stand_in import reading_as
 from tests.vision.read.test_mild_switch import MILD_TILES, PLAIN_TILES, SIDE, ViewDetector
 from vision.classes import FLOWER_ID, NUM_CLASSES
 from vision.read import detect as reader
@@ -43,7 +44,7 @@ def _faces(classifier, crops, tta_below):  # noqa: ARG001 - classify_crops' sign
 def _returned(monkeypatch, plain=PLAIN_TILES, flowers: bool = True, **op: float) -> list[reader.Detection]:
     """What the reader returns of _photo(flowers), its plain view showing `plain`, its 2x view
     MILD_TILES."""
-    monkeypatch.setattr(reader, "classify_crops", _faces)
+    monkeypatch.setattr(reader, "read_crops", reading_as(_faces))
     detector = ViewDetector({(SIDE, SIDE): plain, (SIDE, SIDE // 2): MILD_TILES})
     point = OperatingPoint(conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, **op)
     model = reader.TileModel(detector, object(), point, SIDE, None, {})  # type: ignore[arg-type]

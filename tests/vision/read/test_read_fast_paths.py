@@ -153,13 +153,13 @@ def test_the_models_own_tta_threshold_decides_which_crops_get_the_other_views(mo
     img = np.asarray(Image.open(FIXTURES / "tiles_grid.jpg").convert("RGB"))
     tm = reader.load_model(None)
     seen: list[tuple[float, int]] = []
-    real = reader.classify_crops
+    real = reader.read_crops
 
-    def spy(net, crops, tta_below=TTA_BELOW):
+    def spy(net, crops, tta_below=TTA_BELOW, trunk_to=0):
         seen.append((tta_below, len(crops)))
-        return real(net, crops, tta_below)
+        return real(net, crops, tta_below, trunk_to)
 
-    monkeypatch.setattr(reader, "classify_crops", spy)
+    monkeypatch.setattr(reader, "read_crops", spy)
     plain = replace(tm.op, square_pair=0.0)  # the square grid's faces read in the plain view only
     reader.detect(img, model=replace(tm, op=replace(plain, tta_below=0.0)))
     reader.detect(img, model=replace(tm, op=replace(plain, tta_below=1.0)))

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.read.classifier_stand_in import reading_as
 from vision.classes import NUM_CLASSES
 from vision.read import detect as reader
 from vision.read.operating_point import DEFAULT, OperatingPoint
@@ -33,8 +34,9 @@ def _probs(surest: list[float]) -> np.ndarray:
 
 
 class _Spy:
-    """classify_crops as the reader calls it: the usual cut reads `as_cut`, the turned one `turned`
-    (told apart by the pixels: the spy cuts both itself)."""
+    """The classifier as the reader calls it (classify_crops' signature, made read_crops by
+    reading_as): the usual cut reads `as_cut`, the turned one `turned` (told apart by the
+    pixels: the spy cuts both itself)."""
 
     def __init__(self, image: np.ndarray, as_cut: np.ndarray, turned: np.ndarray) -> None:
         self.usual = crop_tiles(image, BOXES)
@@ -65,7 +67,7 @@ def _reading(squeeze: tuple[int, int]) -> reader._ViewReading:
 def test_a_doubtful_face_in_an_aspect_view_is_read_turned_and_the_surer_reading_kept(monkeypatch, squeeze):
     image = _image()
     spy = _Spy(image, as_cut=_probs([0.95, 0.3, 0.4]), turned=_probs([0.99, 0.9, 0.2]))
-    monkeypatch.setattr(reader, "classify_crops", spy)
+    monkeypatch.setattr(reader, "read_crops", reading_as(spy))
     got = reader._with_faces(_model(0.6), reader.PhotoPixels(image), _reading(squeeze)).probs
     assert spy.calls == ["usual", "turned"]
     assert np.allclose(got[0], spy.as_cut[0])  # sure as cut (0.95 >= 0.6): never read turned
@@ -76,7 +78,7 @@ def test_a_doubtful_face_in_an_aspect_view_is_read_turned_and_the_surer_reading_
 def test_the_plain_view_and_a_reader_without_the_rule_read_each_crop_as_cut(monkeypatch):
     image = _image()
     spy = _Spy(image, as_cut=_probs([0.3, 0.3, 0.3]), turned=_probs([0.9, 0.9, 0.9]))
-    monkeypatch.setattr(reader, "classify_crops", spy)
+    monkeypatch.setattr(reader, "read_crops", reading_as(spy))
     for model, squeeze in ((_model(1.0), (1, 1)), (_model(0.0), (8, 1))):
         got = reader._with_faces(model, reader.PhotoPixels(image), _reading(squeeze)).probs
         assert np.allclose(got, spy.as_cut)
