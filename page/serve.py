@@ -202,11 +202,16 @@ def streamlit_command(port: int, app: Path = ROOT / "app.py", python: str = sys.
     ]  # fmt: skip
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port nobody listens on now, for Streamlit behind the gate."""
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+def free_port(host: str = "127.0.0.1", other_than: int = 0) -> int:
+    """A port nobody listens on now, for Streamlit behind the gate; never `other_than`, the gate's
+    own port: it is chosen before the gate binds that port, and the system may offer the same free
+    port again (CI: Streamlit found the gate on "its" port and exited)."""
+    while True:
+        with socket.socket() as s:
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+        if port != other_than:
+            return port
 
 
 def urls(addresses: Sequence[str], port: int) -> list[str]:
@@ -350,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"make app-lan: {exc}", file=sys.stderr)
         return 2
     pin = new_pin()
-    inner = free_port()
+    inner = free_port(other_than=args.port)
     cmd = streamlit_command(inner, args.app)
     print(banner(addresses, args.port, pin, cert), flush=True)
     if args.dry_run:

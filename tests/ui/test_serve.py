@@ -242,3 +242,25 @@ def test_dry_run_makes_a_certificate_and_prints_the_command(tmp_path, monkeypatc
     assert "--server.address 127.0.0.1" in out and (tmp_path / "c" / "cert.pem").is_file()
     meta = json.loads((tmp_path / "c" / "cert.json").read_text())
     assert meta["hosts"] == ["192.168.1.23", "localhost", "127.0.0.1"]
+
+
+def test_streamlits_port_is_never_the_gates_own(monkeypatch):
+    """The inner port is chosen before the gate binds its port, and the system may offer that free
+    port again (CI, stop 66: Streamlit found the gate on its port and exited): it is asked again."""
+    offered = iter([8765, 8765, 41234])
+
+    class _Socket:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def bind(self, address):
+            self.port = next(offered)
+
+        def getsockname(self):
+            return ("127.0.0.1", self.port)
+
+    monkeypatch.setattr(serve.socket, "socket", _Socket)
+    assert serve.free_port(other_than=8765) == 41234

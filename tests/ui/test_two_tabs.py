@@ -80,10 +80,24 @@ def _on_a_photo(phones, k: int = 0):
 
 
 def _south_self_draws(phone) -> None:
-    """On this phone: 南家 won by 自摸, 混 indicator 九万 (the photo then scores)."""
+    """On this phone: 南家 won by 自摸, 混 indicator 九万, until the photo scores here: the other
+    phone's wait for it starts only once this phone has made the change."""
     _choose(phone, "winner", "南家")
     _choose(phone, "win_by", "自摸")
     _pick_indicator(phone, "9m")
+    wait_text(phone, "南家 收", timeout=SHOWS_WITHIN_S)
+
+
+def _shows(phone, text: str, other) -> None:
+    """`phone` shows `text`, the `other` phone's change, within SHOWS_WITHIN_S; if not, both pages
+    are quoted (a CI failure is read from its log)."""
+    try:
+        wait_text(phone, text, timeout=SHOWS_WITHIN_S)
+    except TimeoutException:
+        pytest.fail(
+            f"this phone never showed {text!r} within {SHOWS_WITHIN_S} s\n--- this phone:\n"
+            f"{page_text(phone)[:1500]}\n--- the phone that made the change:\n{page_text(other)[:1500]}"
+        )
 
 
 def _press(phone, key: str, then_text: str | None = None) -> None:
@@ -132,7 +146,7 @@ def test_a_change_shows_on_the_other_phone_and_a_stale_tap_keeps_it(phones):
 def test_two_presses_at_once_with_different_readings_record_one_hand(phones):
     a, b, env = _on_a_photo(phones)
     _south_self_draws(a)
-    wait_text(b, "南家 收", timeout=SHOWS_WITHIN_S)
+    _shows(b, "南家 收", a)
     _choose(b, "winner", "北家")  # B reads it differently; A has not redrawn yet
     taps = [threading.Thread(target=click_key, args=(p, "record")) for p in (a, b)]
     for t in taps:
@@ -161,7 +175,7 @@ def test_two_presses_at_once_with_different_readings_record_one_hand(phones):
 def test_a_stale_record_is_refused_and_the_book_is_what_both_show(phones):
     a, b, env = _on_a_photo(phones)
     _south_self_draws(a)
-    wait_text(b, "南家 收", timeout=SHOWS_WITHIN_S)
+    _shows(b, "南家 收", a)
     _tap_until(a, "record", "已记入第 1 局")
     _choose(a, "winner", "北家")  # the winner was misread: A fixes it and replaces hand 1
     wait_text(a, "这张照片已记为第 1 局——改成这样？")
@@ -192,7 +206,7 @@ def test_a_new_evening_reaches_the_other_phone_with_nothing_to_record(phones):
     a, b, env = _on_a_photo(phones)
     _south_self_draws(a)
     _tap_until(a, "record", "已记入第 1 局")
-    wait_text(b, "已记入第 1 局", timeout=SHOWS_WITHIN_S)
+    _shows(b, "已记入第 1 局", a)
     _ask_new_evening(a)
     book = _book(env)
     for _ in range(3):  # 确定, pressed again if it was lost in a redraw (never twice: it is gone then)

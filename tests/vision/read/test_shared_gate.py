@@ -143,3 +143,22 @@ def test_a_gate_beside_a_classifier_it_does_not_share_is_read_whole(tmp_path):
     gate["features.0.weight"] = gate["features.0.weight"] + 0.01  # as after adapt moved the classifier
     assert _model_with_gate(tmp_path, gate).gate_trunk == 0
     reader._load_cached.cache_clear()
+
+
+def test_each_crop_nets_weights_are_read_once_when_a_model_loads(tmp_path, monkeypatch):
+    """The classifier's file and the gate's are each read once: both reading nets and the check
+    whether the gate shares the classifier's blocks are made from the same state dicts."""
+    shipped = json.loads((reader.MODELS_DIR / "model.json").read_text())
+    cls_state = safe_weights.load_state_dict(reader.MODELS_DIR / shipped["classifier"])
+    read: list[str] = []
+    real = safe_weights.load_state_dict
+
+    def counted(path):
+        read.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(safe_weights, "load_state_dict", counted)
+    tm = _model_with_gate(tmp_path, _head_reading_flowers_half_the_time(cls_state))
+    assert tm.gate_trunk == 13  # the shared blocks were compared, on the states read once
+    assert read.count(shipped["classifier"]) == 1 and read.count("gate.pt") == 1
+    reader._load_cached.cache_clear()
