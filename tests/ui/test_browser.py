@@ -124,10 +124,15 @@ _HAND_KEYS = (
 def _choose(driver, name: str, label: str) -> None:
     """Tap the option `label` of the segmented control `name` (谁胡了, 怎么胡的 …); a tap that lands
     while the page is redrawing is tapped again, as a player would."""
-    for _ in range(3):
+    for _ in range(5):
         try:  # the button found may be redrawn away before the tap lands: find it again
             box = _hand_widget(driver, name)
-            button = next(b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label)
+            button = next(
+                (b for b in box.find_elements(By.TAG_NAME, "button") if b.text.strip() == label), None
+            )
+            if button is None:  # the field is drawn, its options not yet (CI, stop 66): look again
+                time.sleep(0.5)
+                continue
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
             button.click()
         except TAP_RACES:
@@ -139,7 +144,8 @@ def _choose(driver, name: str, label: str) -> None:
             return
         except TimeoutException:
             continue
-    raise AssertionError(f"{label} never became selected in {name}")
+    drawn = driver.execute_script(_HAND_KEYS)
+    raise AssertionError(f"{label} never became selected in {name}; the hand's fields drawn: {drawn}")
 
 
 def _state_of(driver, name: str, label: str) -> str:
