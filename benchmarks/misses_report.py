@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -61,22 +62,14 @@ def bands(point: float, edges: Sequence[float] = EDGES) -> list[str]:
 
 
 def band(conf: float | None, point: float, edges: Sequence[float] = EDGES) -> str:
-    """The band a missed tile's surest box falls in: 'no box', one of the bands under `point`
-    between `edges`, or 'at the point or above' (a box the reader kept out for another reason)."""
-    if conf is None:
-        return "no box"
-    if conf >= point:
-        return "at the point or above"
-    low = 0.0
-    for edge in [*edges, point]:
-        if conf < edge:
-            return f"{low:g}–{edge:g}"
-        low = edge
-    return f"{low:g}–{point:g}"  # unreachable: conf < point
+    """The band of `bands` a missed tile's surest box falls in ('at the point or above': a box the
+    reader kept out for another reason)."""
+    names = bands(point, edges)
+    return names[0] if conf is None else names[1 + bisect_right([*edges, point], conf)]
 
 
 def misses_of_photo(
-    tiles: np.ndarray, classes: Sequence[int], returned: list[Detection], low: list[Detection]
+    tiles: np.ndarray, returned: list[Detection], low: list[Detection]
 ) -> list[tuple[int, Detection | None]]:
     """The labelled tiles (index) no returned box lies on, each with the surest box of the reading
     down to the floor (`low`) that lies on it, or None."""
@@ -84,7 +77,7 @@ def misses_of_photo(
         tiles, np.array([d.xyxy for d in returned]).reshape(-1, 4), [d.tile_conf for d in returned]
     )
     best = surest_on(tiles, np.array([d.xyxy for d in low]).reshape(-1, 4), [d.tile_conf for d in low])
-    return [(i, low[best[i]] if best[i] >= 0 else None) for i in range(len(classes)) if kept[i] < 0]
+    return [(i, low[best[i]] if best[i] >= 0 else None) for i in range(len(tiles)) if kept[i] < 0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         labels = data.read_labels(data.label_path_for(path))
         tiles = data.pixel_boxes(labels, w, h).reshape(-1, 4)
         classes = [b.cls for b in labels]
-        found = misses_of_photo(tiles, classes, detect(rgb, model=tm), detect(rgb, conf=args.floor, model=tm))
+        found = misses_of_photo(tiles, detect(rgb, model=tm), detect(rgb, conf=args.floor, model=tm))
         for i, box in found:
             where = band(None if box is None else box.tile_conf, tm.tile_conf)
             counts[where] = counts.get(where, 0) + 1

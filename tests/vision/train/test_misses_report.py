@@ -27,7 +27,7 @@ def _box(x: float, tile_conf: float, cls: str = "1m") -> Detection:
 def test_a_tile_with_a_returned_box_is_no_miss_and_the_surest_low_box_is_kept():
     returned = [_box(0.0, 0.8)]
     low = [_box(0.0, 0.8), _box(20.5, 0.3, "2m"), _box(20.0, 0.5, "3m"), _box(90.0, 0.9)]
-    found = misses.misses_of_photo(TILES, [0, 1, 2], returned, low)
+    found = misses.misses_of_photo(TILES, returned, low)
     assert [(i, None if d is None else d.cls) for i, d in found] == [(1, "3m"), (2, None)]
 
 
@@ -49,4 +49,4 @@ def test_bands_under_the_point_and_around_it():
 
 def test_no_boxes_at_all_leaves_every_tile_without_one():
     assert misses.surest_on(TILES, np.zeros((0, 4)), []).tolist() == [-1, -1, -1]
-    assert [d for _, d in misses.misses_of_photo(TILES, [0, 1, 2], [], [])] == [None, None, None]
+    assert [d for _, d in misses.misses_of_photo(TILES, [], [])] == [None, None, None]
