@@ -182,7 +182,7 @@ def shared_convs(a: dict, b: dict) -> int:
     gate runs at least its own last block and head): a flower gate learnt on the classifier's own
     features (vision.train.flower_gate, `shared`) shares them with it."""
     same = 0
-    for start in _conv_starts(TileNet().features)[:-1]:  # where each block starts: any width, any head
+    for start in _state_conv_starts(a)[:-1]:  # where each block starts: any width, any head
         names = [k for k in a if k.startswith((f"features.{start}.", f"features.{start + 1}."))]
         if not names or not all(
             k in b and a[k].shape == b[k].shape and torch.equal(a[k], b[k]) for k in names
@@ -194,6 +194,16 @@ def shared_convs(a: dict, b: dict) -> int:
 
 def _conv_starts(features: nn.Sequential) -> list[int]:
     return [i for i, layer in enumerate(features) if isinstance(layer, nn.Conv2d)]
+
+
+def _state_conv_starts(state: dict) -> list[int]:
+    """Where each conv block starts in a TileNet state dict's `features`: the layers holding a 4-D
+    weight. Read from the weights themselves, so comparing two nets builds no net."""
+    return sorted(
+        int(k.split(".")[1])
+        for k, v in state.items()
+        if k.startswith("features.") and k.endswith(".weight") and v.ndim == 4
+    )
 
 
 @dataclass
