@@ -70,6 +70,20 @@ def test_the_leading_blocks_of_equal_weights_are_counted_and_the_last_never():
     assert shared_convs(c.state_dict(), _classifier(seed=3).state_dict()) == 0
 
 
+def test_blocks_are_found_in_the_weights_themselves_at_any_width(monkeypatch):
+    """shared_convs builds no net (it ran at every model load): it finds each block in the weights."""
+    torch.manual_seed(0)
+    narrow = TileNet(num_classes=NUM_CLASSES + 1, width=12).eval().state_dict()
+    gate = {k: v.clone() for k, v in narrow.items() if not k.startswith("head.")}
+    gate["features.11.weight"] = gate["features.11.weight"] + 1  # the fourth block's conv differs
+
+    def no_net(*args, **kwargs):
+        raise AssertionError("a TileNet was built to compare two state dicts")
+
+    monkeypatch.setattr(TileNet, "__init__", no_net)
+    assert shared_convs(narrow, gate) == 3
+
+
 def test_the_trunk_ends_where_the_next_conv_starts_folded_or_not():
     raw = TileNet()
     folded = for_reading(raw.eval())
