@@ -100,10 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     right, rows = 0, []
     for path in images:
         rgb = load(path)
-        h, w = rgb.shape[:2]
-        labels = data.read_labels(data.label_path_for(path))
-        tiles = data.pixel_boxes(labels, w, h).reshape(-1, 4)
-        classes = [b.cls for b in labels]
+        tiles, classes = data.labelled_tiles(path, rgb)
         found = misses_of_photo(tiles, detect(rgb, model=tm), detect(rgb, conf=args.floor, model=tm))
         for i, box in found:
             where = band(None if box is None else box.tile_conf, tm.tile_conf)

@@ -229,17 +229,14 @@ def other_crops(
     """
 
     def classes_of(image: Path, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        chosen = np.ones(len(boxes), dtype=bool) if keep is None else keep(boxes, _labelled(image, rgb)[0])
+        chosen = (
+            np.ones(len(boxes), dtype=bool)
+            if keep is None
+            else keep(boxes, data.labelled_tiles(image, rgb)[0])
+        )
         return np.where(chosen, OTHER_ID, -1)
 
     return _cached_crops(cache, lambda: _found_crops(images, find_boxes, classes_of))
-
-
-def _labelled(image: Path, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The labelled tiles of `image`: their boxes in `rgb`'s pixels and their class ids."""
-    labels = data.read_labels(data.label_path_for(image))
-    classes = np.array([b.cls for b in labels], np.int64)
-    return data.pixel_boxes(labels, rgb.shape[1], rgb.shape[0]), classes
 
 
 def _found_crops(
@@ -311,7 +308,7 @@ def box_crops(
     """
 
     def classes_of(image: Path, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        labelled, classes = _labelled(image, rgb)
+        labelled, classes = data.labelled_tiles(image, rgb)
         face = np.append(classes, -1)[label_of_each_box(boxes, labelled)]  # index -1: on no tile
         return np.where(np.isin(face, skip), -1, face)
 

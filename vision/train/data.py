@@ -22,7 +22,7 @@ from vision.labels import store as labelstore
 from vision.labels.yolo_format import Box, label_path_for, pixel_boxes, read_labels
 
 #: The label format, read here by every trainer.
-__all__ = ["Box", "label_path_for", "pixel_boxes", "read_labels"]
+__all__ = ["Box", "label_path_for", "labelled_tiles", "pixel_boxes", "read_labels"]
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"}
 REAL_DATASET = Path(
@@ -231,3 +231,12 @@ def extract_crops(
     if not crops:
         return np.zeros((0, size[1], size[0], 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(crops), np.array(classes, np.int64), np.array(owners, np.int64)
+
+
+def labelled_tiles(image: Path, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The labelled tiles of `image`: their boxes (x1, y1, x2, y2) in `rgb`'s pixels and their class
+    ids. One reading of a photo's label file for the crops of training and the reports that compare
+    a reader with the labels."""
+    labels = read_labels(label_path_for(image))
+    classes = np.array([b.cls for b in labels], np.int64)
+    return pixel_boxes(labels, rgb.shape[1], rgb.shape[0]), classes
