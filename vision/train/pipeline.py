@@ -18,7 +18,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -292,14 +292,19 @@ def ship(
     kept: OperatingPoint = DEFAULT,
     flower_at_least: float = DEFAULT.flower_at_least,
     rescue_flower: float = DEFAULT.rescue_flower,
+    gate: ShippedGate | None = None,
 ) -> Path:
     """Copy trained weights into models/ and write models/model.json (what detect.load_model reads).
     `kept`: the shipped reader's operating point (shipped_op), whose reading rules (every field but
     the point `conf`/`tile_conf`, `face_conf` and the flower bars this run chooses) the run keeps, a
     new field too without a line here; a change of one is its own candidate, judged by the ship
-    rule like any other."""
+    rule like any other. `gate`: the shipped flower gate (shipped_gate), kept with its bars (in
+    `kept`) for the same reason: a new detector judged without the gate would be judged as two
+    changes at once."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
+    if gate is not None:
+        extra.setdefault("flower_gate_from", gate.made_from)
     classifier_classes = list(CLASS_NAMES)
     if classifier:
         state = torch.load(classifier, map_location="cpu", weights_only=True)
@@ -318,8 +323,11 @@ def ship(
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
+        flower_gate=manifest.FLOWER_GATE_FILE if gate is not None and classifier else None,
         extra=extra,
     )
+    if m.flower_gate and gate is not None:
+        (models_dir / m.flower_gate).write_bytes(gate.weights)  # read before any probe wrote here
     for source, name in ((detector, "tile_detector.pt"), (classifier, "tile_classifier.pt")):
         if source and Path(source).resolve() != (models_dir / name).resolve():  # keeping a shipped file
             shutil.copyfile(source, models_dir / name)
@@ -391,6 +399,32 @@ def shipped_op(models_dir: Path = MODELS_DIR) -> OperatingPoint:
         return manifest.read(models_dir / "model.json").op
     except manifest.ModelFileError:  # also a missing or unreadable file (manifest.read)
         return OperatingPoint(conf=DEFAULT_CONF, tile_conf=DEFAULT_CONF)
+
+
+@dataclass(frozen=True)
+class ShippedGate:
+    """The shipped reader's flower gate as it was when the run began: its weights' bytes and what
+    they were learnt from (model.json's `flower_gate_from`). Held in memory because shipping into
+    models/ itself (`--ship`) writes a probe model.json there first."""
+
+    weights: bytes
+    made_from: dict | None
+
+
+def shipped_gate(models_dir: Path = MODELS_DIR) -> ShippedGate | None:
+    """The flower gate of the reader shipped now (ShippedGate), or None where it has none. The gate
+    reads a crop on its own weights (it shares the classifier's first blocks only where their weights
+    are the same, tilenet.shared_convs), so it is kept with a new detector or classifier alike."""
+    try:
+        m = manifest.read(models_dir / "model.json")
+    except manifest.ModelFileError:
+        return None
+    if not m.flower_gate:
+        return None
+    path = manifest.weights_path(models_dir / "model.json", m.flower_gate)
+    if not path.is_file():
+        raise manifest.ModelFileError(f"{models_dir / 'model.json'}: its flower gate {path.name} is missing")
+    return ShippedGate(path.read_bytes(), m.extra.get("flower_gate_from"))
 
 
 def shipped_point(models_dir: Path = MODELS_DIR) -> float:
@@ -815,7 +849,7 @@ def run(args: TrainConfig) -> int:
     if args.ship or args.stage == "ship":
         # A staging folder lets a candidate be evaluated before it replaces the shipped model.
         models_dir = Path(args.models_dir) if args.models_dir else MODELS_DIR
-        kept = shipped_op()  # read before a probe may write over models/
+        kept, gate = shipped_op(), shipped_gate()  # read before a probe may write over models/
         bar, rescue_bar = _flower_bars(args, cls_weights, sources, run_dir)
         conf = args.conf
         if conf is None and getattr(args, "cls_new_only", False):
@@ -836,6 +870,7 @@ def run(args: TrainConfig) -> int:
                     models_dir=models_dir,
                     kept=kept,
                     flower_at_least=bar,
+                    gate=gate,
                 )
                 conf = choose_conf(collect(probe_set, load_model(probe), "val"), default=kept.tile_conf)
         path = ship(
@@ -848,8 +883,9 @@ def run(args: TrainConfig) -> int:
             kept=kept,
             flower_at_least=bar,
             rescue_flower=rescue_bar,
+            gate=gate,
         )
-        print(f"shipped: {path} (conf {conf})", flush=True)
+        print(f"shipped: {path} (conf {conf}{', the shipped flower gate kept' if gate else ''})", flush=True)
         _export_for_reading(path)
     if args.arch == "two-stage" and (args.ship or args.stage in ("ship", "replay")):
         if drawn is None and args.drawn_synth_n > 0:

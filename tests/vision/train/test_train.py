@@ -427,3 +427,37 @@ def test_the_shipped_flower_listing_is_well_formed():
     if data.REAL_DATASET.is_dir():
         names = {p.name for p in data.split_images(data.REAL_DATASET, "train")}
         assert {b["image"] for b in spec["boxes"]} <= names
+
+
+def test_the_ship_stage_keeps_the_shipped_flower_gate_even_after_a_probe_in_the_same_folder(tmp_path):
+    """A candidate detector is the shipped reader with its detector replaced: the flower gate and
+    where it came from stay (stop 68 found the ship stage dropping them, which would have judged a
+    new detector and a reader without its gate as one change)."""
+    import json
+    import shutil
+
+    from vision.read import manifest
+    from vision.train import pipeline as train
+
+    folder = tmp_path / "models"
+    shutil.copytree(MODELS_DIR, folder, ignore=shutil.ignore_patterns("*.onnx", "replay_crops.*", "*.md"))
+    shipped = json.loads((MODELS_DIR / "model.json").read_text())
+    gate = train.shipped_gate(folder)
+    assert gate is not None and gate.weights == (MODELS_DIR / shipped["flower_gate"]).read_bytes()
+    det, cls = folder / "tile_detector.pt", folder / "tile_classifier.pt"
+    kept = train.shipped_op(folder)
+    # a probe written over the folder without the gate (as `--ship` into models/ does) loses nothing
+    train.ship(det, cls, 0.5, 384, models_dir=folder, kept=kept)
+    (folder / "flower_gate.pt").unlink()
+    assert train.shipped_gate(folder) is None
+    model_json = train.ship(det, cls, 0.5, 384, models_dir=folder, kept=kept, gate=gate)
+    written = json.loads(model_json.read_text())
+    assert written["flower_gate"] == "flower_gate.pt"
+    assert (folder / "flower_gate.pt").read_bytes() == gate.weights
+    assert written["flower_gate_from"] == shipped["flower_gate_from"]
+    assert written["flower_gate_at_least"] == shipped["flower_gate_at_least"]
+    assert load_model(model_json).flower_gate is not None
+    # a model.json naming a gate that is not there is said in words
+    (folder / "flower_gate.pt").unlink()
+    with pytest.raises(manifest.ModelFileError, match="flower gate flower_gate.pt is missing"):
+        train.shipped_gate(folder)
