@@ -206,3 +206,26 @@ def test_tries_square_pair_asks_the_photos_full_size(size, up_to, tried):
     op = OperatingPoint(mild_view=0.5, square_views=0.02, square_pair=1.0, square_pair_up_to=up_to)
     assert reader.tries_square_pair(op, size) is tried
     assert not reader.tries_square_pair(OperatingPoint(mild_view=0.5, square_views=0.02), (640, 640))
+
+
+def _verdict(**op: float) -> reader.ViewVerdict:
+    detector = ViewDetector({(SIDE, SIDE): PLAIN_TILES, (SIDE, SIDE // 2): MILD_TILES})
+    point = OperatingPoint(conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, **op)
+    model = reader.TileModel(detector, None, point, SIDE, None, {})  # type: ignore[arg-type]
+    return reader.view_verdict(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)
+
+
+def test_the_view_verdict_says_how_near_the_ratio_a_square_was_and_which_view_read_it():
+    """benchmarks/view_report.py's reading: five sure tiles 20 x 46 (2.3:1) are under ASPECT_MAX_RATIO,
+    over distorted_below's 2.0; the 2x view squeezed in height reads the distorted square."""
+    before = _verdict()
+    assert (before.sure, before.ratio, before.distorted, before.squeeze) == (
+        5,
+        reader.ASPECT_MAX_RATIO,
+        False,
+        (1, 1),
+    )
+    assert before.elongation == pytest.approx(2.3)
+    after = _verdict(distorted_below=0.5, mild_switch=0.2)
+    assert (after.ratio, after.distorted, after.squeeze) == (pytest.approx(2.0), True, (1, 2))
+    assert after.elongation == pytest.approx(2.3)
