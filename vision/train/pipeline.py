@@ -303,7 +303,7 @@ def ship(
     changes at once."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
-    if gate is not None:
+    if gate is not None and classifier and gate.made_from is not None:
         extra.setdefault("flower_gate_from", gate.made_from)
     classifier_classes = list(CLASS_NAMES)
     if classifier:
