@@ -10,8 +10,9 @@ reader's distortion ratio (2.0 for a square), and is then read through the view 
 back. riichi-standing-dev's exports lie around that ratio (the shipped reader's median 2.11, 8 of
 29 photos within 0.05), so a detector that boxes them a few percent squatter reads them as they
 are, and a candidate is judged partly on that edge, not on its tiles (models/MODEL_CARD.md, stop
-68: soup_r7r35 returned 16 right tiles fewer as exported, 18 lost on the 7 photos it read as they
-are). A diagnosis: the sets it reads are reported sets, so nothing is chosen from its numbers.
+68: soup_r7r35 returned 16 right tiles fewer as exported, 18 lost on the 8 photos it read as they
+are, 7 of them flipped by that test). A diagnosis: the sets it reads are reported sets, so nothing
+is chosen from its numbers.
 """
 
 from __future__ import annotations

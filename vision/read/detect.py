@@ -1213,6 +1213,13 @@ def _pixels_for(image: str | Path | np.ndarray | PhotoPixels, tm: TileModel) -> 
     return PhotoPixels(np.asarray(image))
 
 
+def _reading_floor(tm: TileModel, threshold: float) -> float:
+    """The lowest detector confidence a reading at `threshold` keeps boxes down to: tile_conf <=
+    det_conf, so nothing under the threshold is needed, nor under the row rescue's (a box under
+    the point that may still be returned, see _decide)."""
+    return max(min(threshold, tm.conf, tm.lowest_returned), 0.001)
+
+
 def detect(
     image: str | Path | np.ndarray | PhotoPixels,
     conf: float | None = None,
@@ -1236,10 +1243,7 @@ def detect(
     rgb = pixels.rgb
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
         raise ValueError("image array must be H x W x 3 uint8 RGB")
-    # The detector's own floor: tile_conf <= det_conf, so nothing under the threshold is needed,
-    # nor under the row rescue's (a box under the point that may still be returned, see _decide).
-    floor = max(min(threshold, tm.conf, tm.lowest_returned), 0.001)
-    reading = _best_reading(tm, pixels, floor, aspect_views)
+    reading = _best_reading(tm, pixels, _reading_floor(tm, threshold), aspect_views)
     if len(reading.boxes) == 0:
         return []
     if pixels.scale != 1.0:  # boxes in the full-size photo's pixels
@@ -1273,7 +1277,7 @@ def view_verdict(
     reads the photo's plain view once more than detect does."""
     tm = model if isinstance(model, TileModel) else load_model(model)
     pixels = _pixels_for(image, tm)
-    floor = max(min(tm.tile_conf, tm.conf, tm.lowest_returned), 0.001)
+    floor = _reading_floor(tm, tm.tile_conf)
     frame = _Frame.of(pixels)
     plain, _ = _plain_reading(tm, frame, floor)
     sure = plain.sure_boxes(tm.tile_conf)
