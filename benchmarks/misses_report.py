@@ -27,12 +27,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
-from reader_report import RIICHI, RIICHI_CAMERA_ASPECT, camera_aspect  # noqa: E402
+from labelled_set import add_set_arguments, set_photos  # noqa: E402
+from reader_report import RIICHI_CAMERA_ASPECT  # noqa: E402
 
 from vision.classes import CLASS_NAMES  # noqa: E402
 from vision.read.boxes import iou_matrix  # noqa: E402
 from vision.read.detect import DEFAULT_MODEL, Detection, detect, load_model  # noqa: E402
-from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
 
 #: A box lies on a labelled tile at this IoU or more (as the reports count a tile returned).
@@ -82,20 +82,13 @@ def misses_of_photo(
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=RIICHI, help="labelled set (data.yaml or folder)")
-    ap.add_argument(
-        "--camera-aspect",
-        type=float,
-        default=RIICHI_CAMERA_ASPECT,
-        help="resize to this W/H first (0: as stored)",
-    )
+    add_set_arguments(ap, RIICHI_CAMERA_ASPECT)
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--floor", type=float, default=0.001, help="the lowest tile confidence read")
     ap.add_argument("--list", action="store_true", help="also list every miss")
     args = ap.parse_args(argv)
     tm = load_model(args.model)
-    load = camera_aspect(args.camera_aspect) if args.camera_aspect else load_image
-    images = data.split_images(args.data, "val") or data.split_images(args.data, "train")
+    images, load = set_photos(args)
     counts: dict[str, int] = {}
     right, rows = 0, []
     for path in images:

@@ -30,15 +30,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
-from reader_report import RIICHI, camera_aspect  # noqa: E402
+from labelled_set import add_set_arguments, set_photos  # noqa: E402
+from misses_report import ON_TILE_IOU  # noqa: E402
 
 from vision.read.boxes import iou_matrix  # noqa: E402
 from vision.read.detect import DEFAULT_MODEL, ViewVerdict, detect, load_model, view_verdict  # noqa: E402
-from vision.read.imageio import load_image  # noqa: E402
 from vision.train import data  # noqa: E402
 
-#: A box lies on a labelled tile at this IoU or more (as the reports count a tile returned).
-ON_TILE_IOU = 0.5
 #: How near the ratio a photo is counted as on the edge, either side.
 NEAR = (0.05, 0.1)
 
@@ -89,13 +87,7 @@ def summary(name: str, reads: Sequence[PhotoRead]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=RIICHI, help="labelled set (data.yaml or folder)")
-    ap.add_argument(
-        "--camera-aspect",
-        type=float,
-        default=0.0,
-        help="resize to this W/H first (0: as stored, the default)",
-    )
+    add_set_arguments(ap, 0.0)
     ap.add_argument(
         "--model", type=Path, action="append", help="model.json (repeatable; the first is the base)"
     )
@@ -103,8 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     paths = args.model or [DEFAULT_MODEL]
     models = [load_model(p) for p in paths]
-    load = camera_aspect(args.camera_aspect) if args.camera_aspect else load_image
-    images = data.split_images(args.data, "val") or data.split_images(args.data, "train")
+    images, load = set_photos(args)
     reads: list[list[PhotoRead]] = [[] for _ in models]
     for path in images:
         rgb = load(path)
