@@ -879,12 +879,28 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     export best (_stretched_reading). `aspect_views`: whether the aspect views may be read at all."""
     frame = _Frame.of(pixels)
     plain, squat = _plain_reading(tm, frame, floor)
-    if not plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, frame.size)):
-        return _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
+    distorted = plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, frame.size))
     views = aspect_views_of(tm.op)
-    if not (aspect_views and views and could_be_stretched(tm.op, frame.size)):
+    stretchable = aspect_views and bool(views) and could_be_stretched(tm.op, frame.size)
+    if tm.op.square_both > 0 and stretchable and len(plain.sure_boxes(tm.tile_conf)) >= ASPECT_MIN_TILES:
+        taken = _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
+        stretched = _stretched_branch(tm, frame, plain, floor, views)
+        a, b = taken.score(tm.tile_conf), stretched.score(tm.tile_conf)
+        return stretched if b > a or (b == a and distorted) else taken
+    if not distorted:
+        return _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
+    if not stretchable:
         # too few sure tiles to tell, in a photo no export stretched: the detector doubts the photo
         return _read_smaller(tm, frame, plain, floor, squat) if tm.op.small_view_unsure > 0 else plain
+    return _stretched_branch(tm, frame, plain, floor, views)
+
+
+def _stretched_branch(
+    tm: TileModel, frame: _Frame, plain: _ViewReading, floor: float, views: Sequence[tuple[float, float]]
+) -> _ViewReading:
+    """A photo read as a stretched export: the aspect view that reads it best (_stretched_reading),
+    read again smaller where it squeezed the tiles back to their shape and the reader says so
+    (small_view_unsure with small_view_stretched)."""
     kept = _stretched_reading(tm, frame, plain, floor, views)
     unsure = tm.op.small_view_unsure > 0 and tm.op.small_view_stretched > 0
     if unsure and kept.true_proportions:  # squeezed back to its tiles' shape

@@ -338,6 +338,14 @@ class OperatingPoint:
     zoom_view: float = 0.0
     #: With `zoom_view`: the share of the photo's long side from which a reading is a close-up.
     zoom_view_at: float = 0.0
+    #: Above 0, with `square_views`: a photo that could be a stretched export and whose plain
+    #: reading has enough sure tiles to tell (ASPECT_MIN_TILES) is read both as taken and as
+    #: stretched, and the reading that scores more at the point is kept (a tie: the one the
+    #: distortion test picks). 0.0: the test alone picks (every model.json before it). Why: the
+    #: test is one median against `distorted_below`, and the unseen print's exports lie on that
+    #: edge, so a detector boxing their tiles a few percent squatter read them the other way and
+    #: lost tiles (models/MODEL_CARD.md, stop 68). This rule takes no value of its own.
+    square_both: float = 0.0
 
     def is_unsure(self, face_probability: float) -> bool:
         """The unsure rule: the reader is sure a tile is there but not of its face."""

@@ -229,3 +229,35 @@ def test_the_view_verdict_says_how_near_the_ratio_a_square_was_and_which_view_re
     after = _verdict(distorted_below=0.5, mild_switch=0.2)
     assert (after.ratio, after.distorted, after.squeeze) == (pytest.approx(2.0), True, (1, 2))
     assert after.elongation == pytest.approx(2.3)
+
+
+def test_with_square_both_a_square_under_the_ratio_is_kept_stretched_where_that_reads_more():
+    """Five tiles 2.3:1 under ASPECT_MAX_RATIO's 2.5: the test says "as taken" and the 2x view's
+    seven tiles are never read; with square_both both readings are made and the one scoring more
+    (seven tiles) is kept."""
+    keys = {"mild_switch": 0.2, "mild_even": 1.0}
+    assert _read((SIDE, SIDE), **keys)[0] == len(PLAIN_TILES)
+    assert _read((SIDE, SIDE), square_both=1.0, **keys)[0] == len(MILD_TILES)
+
+
+def test_with_square_both_a_square_over_the_ratio_is_kept_as_taken_where_that_reads_more():
+    """Over distorted_below's 2.0 the test says "stretched"; where no view reads more than the plain
+    view, the stretched reading is the plain view with no flower calls, and a tie keeps what the test
+    picks; a 2x view reading fewer never wins."""
+    keys = {"distorted_below": 0.5, "mild_switch": 0.2, "mild_even": 1.0}
+    assert _read((SIDE, SIDE), MILD_TILES[:3], square_both=1.0, **keys)[0] == len(PLAIN_TILES)
+    assert _verdict(square_both=1.0, **keys).squeeze == (1, 2)  # seven tiles: stretched reads more
+
+
+def test_square_both_leaves_a_photo_at_a_cameras_aspect_and_one_too_sure_of_too_few_tiles_alone():
+    returned, detector = _read((288, SIDE), square_both=1.0, mild_even=1.0)
+    assert returned == len(PLAIN_TILES) and len(detector.asked) == 1
+    asked = []
+    for both in (0.0, 1.0):  # three sure tiles: too few to tell, read as the test says today
+        few = ViewDetector({(SIDE, SIDE): PLAIN_TILES[:3], (SIDE, SIDE // 2): MILD_TILES})
+        point = OperatingPoint(
+            conf=0.55, tile_conf=0.55, mild_view=0.5, square_views=0.02, mild_even=1.0, square_both=both
+        )
+        model = reader.TileModel(few, None, point, SIDE, None, {})  # type: ignore[arg-type]
+        asked.append((len(reader.detect(np.zeros((SIDE, SIDE, 3), np.uint8), model=model)), few.asked))
+    assert asked[0] == asked[1]
