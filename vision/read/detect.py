@@ -876,7 +876,10 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     """The photo's reading, boxes down to detector confidence `floor`, in three steps: the photo as
     it is (_plain_reading: read squatter where its tiles look tall), then, as that reading looks,
     either what a photo as taken adds (_as_taken_reading) or the aspect view that reads a stretched
-    export best (_stretched_reading). `aspect_views`: whether the aspect views may be read at all."""
+    export best (_stretched_branch). With OperatingPoint.square_both a square with enough sure tiles
+    is read both ways and the reading scoring more is kept (measured at stop 68, not shipped: the
+    pooled reading as taken scores its misplaced boxes too). `aspect_views`: whether the aspect
+    views may be read at all."""
     frame = _Frame.of(pixels)
     plain, squat = _plain_reading(tm, frame, floor)
     distorted = plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, frame.size))
