@@ -534,6 +534,11 @@ class _ViewReading:
         b = self.sure_boxes(conf)
         return len(b) < ASPECT_MIN_TILES or _long_axis_of(b, max_ratio) is not None
 
+    def tells_shape(self, conf: float) -> bool:
+        """Whether enough boxes are sure (ASPECT_MIN_TILES) for their shape to say whether the photo
+        looks distorted; with fewer, looks_distorted says it does."""
+        return len(self.sure_boxes(conf)) >= ASPECT_MIN_TILES
+
 
 def _long_axis_of(b: np.ndarray, max_ratio: float) -> int | None:
     """The axis (0 x, 1 y) along which boxes `b` (at least ASPECT_MIN_TILES) are longer than a tile
@@ -882,10 +887,18 @@ def _best_reading(tm: TileModel, pixels: PhotoPixels, floor: float, aspect_views
     views may be read at all."""
     frame = _Frame.of(pixels)
     plain, squat = _plain_reading(tm, frame, floor)
+    return _reading_from_plain(tm, frame, plain, squat, floor, aspect_views)
+
+
+def _reading_from_plain(
+    tm: TileModel, frame: _Frame, plain: _ViewReading, squat: float, floor: float, aspect_views: bool
+) -> _ViewReading:
+    """_best_reading's steps after the plain reading (`plain`, read at `squat`): one place, so a
+    diagnosis that looks at the plain reading too (view_verdict) does not read it twice."""
     distorted = plain.looks_distorted(tm.tile_conf, distortion_ratio(tm.op, frame.size))
     views = aspect_views_of(tm.op)
     stretchable = aspect_views and bool(views) and could_be_stretched(tm.op, frame.size)
-    if tm.op.square_both > 0 and stretchable and len(plain.sure_boxes(tm.tile_conf)) >= ASPECT_MIN_TILES:
+    if tm.op.square_both > 0 and stretchable and plain.tells_shape(tm.tile_conf):
         taken = _as_taken_reading(tm, frame, plain, floor, squat, aspect_views)
         stretched = _stretched_branch(tm, frame, plain, floor, views)
         a, b = taken.score(tm.tile_conf), stretched.score(tm.tile_conf)
@@ -1292,20 +1305,18 @@ class ViewVerdict:
 def view_verdict(
     image: str | Path | np.ndarray | PhotoPixels, model: TileModel | str | Path | None = None
 ) -> ViewVerdict:
-    """The ViewVerdict of reading `image` (as detect reads it, aspect views on). A diagnosis: it
-    reads the photo's plain view once more than detect does."""
+    """The ViewVerdict of reading `image` as detect reads it (aspect views on), from the same one
+    reading (_reading_from_plain)."""
     tm = model if isinstance(model, TileModel) else load_model(model)
-    pixels = _pixels_for(image, tm)
     floor = _reading_floor(tm, tm.tile_conf)
-    frame = _Frame.of(pixels)
-    plain, _ = _plain_reading(tm, frame, floor)
+    frame = _Frame.of(_pixels_for(image, tm))
+    plain, squat = _plain_reading(tm, frame, floor)
     sure = plain.sure_boxes(tm.tile_conf)
     ratio = distortion_ratio(tm.op, frame.size)
-    told = len(sure) >= ASPECT_MIN_TILES
-    kept = _best_reading(tm, pixels, floor, aspect_views=True)
+    kept = _reading_from_plain(tm, frame, plain, squat, floor, aspect_views=True)
     return ViewVerdict(
         sure=len(sure),
-        elongation=float(np.median(elongation(sure))) if told else None,
+        elongation=float(np.median(elongation(sure))) if plain.tells_shape(tm.tile_conf) else None,
         ratio=ratio,
         distorted=plain.looks_distorted(tm.tile_conf, ratio),
         squeeze=(float(kept.squeeze[0]), float(kept.squeeze[1])),

@@ -303,7 +303,8 @@ def ship(
     changes at once."""
     models_dir.mkdir(parents=True, exist_ok=True)
     extra = dict(extra or {})
-    if gate is not None and classifier and gate.made_from is not None:
+    gate = gate if classifier else None  # a gate reads the classifier's boxes: none without one
+    if gate is not None and gate.made_from is not None:
         extra.setdefault("flower_gate_from", gate.made_from)
     classifier_classes = list(CLASS_NAMES)
     if classifier:
@@ -323,11 +324,11 @@ def ship(
         ),
         det_imgsz=det_imgsz,
         architecture="two-stage" if classifier else "single-stage",
-        flower_gate=manifest.FLOWER_GATE_FILE if gate is not None and classifier else None,
+        flower_gate=manifest.FLOWER_GATE_FILE if gate is not None else None,
         extra=extra,
     )
-    if m.flower_gate and gate is not None:
-        (models_dir / m.flower_gate).write_bytes(gate.weights)  # read before any probe wrote here
+    if gate is not None:
+        (models_dir / manifest.FLOWER_GATE_FILE).write_bytes(gate.weights)  # read before any probe wrote here
     for source, name in ((detector, "tile_detector.pt"), (classifier, "tile_classifier.pt")):
         if source and Path(source).resolve() != (models_dir / name).resolve():  # keeping a shipped file
             shutil.copyfile(source, models_dir / name)
