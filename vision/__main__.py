@@ -35,7 +35,7 @@ def _expand(paths: list[str]) -> Iterator[Path]:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     """One JSON line (or readable line) per image; bad files are reported and skipped. Each file is
-    decoded once at reduced size (vision.read.detect.PhotoPixels, the path `detect(path)` takes);
+    decoded once at reduced size (vision.read.photo_pixels.PhotoPixels, the path `detect(path)` takes);
     its full size, the pixels the boxes are in, comes from the header."""
     from vision.read.detect import PhotoPixels, detect, detect_with_maybe, load_model
     from vision.read.imageio import ImageLoadError
@@ -202,6 +202,7 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
             width=args.width,
             lr=args.lr,
             shared=args.shared_convs,
+            start=Path(args.from_gate) if args.from_gate else None,
         )
     except (ListingError, ModelFileError, ValueError, OSError) as exc:
         _err(str(exc))
@@ -327,6 +328,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="keep the classifier's first N conv blocks, frozen: the reader then runs only the gate's "
         "last layers on the classifier's own activations (0: the gate is a whole net of its own)",
+    )
+    g.add_argument(
+        "--from-gate",
+        default=None,
+        help="a wider gate's weights (e.g. models/flower_gate.pt) that a narrower --width gate starts "
+        "from: each conv layer's strongest channels, then fine-tuned (default: from scratch)",
     )
 
     la = sub.add_parser(

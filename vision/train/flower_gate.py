@@ -40,6 +40,7 @@ from vision.train.crops import (
     listed_crops_by_photo,
 )
 from vision.train.new_outputs import lowest_bar
+from vision.train.strongest_channels import strongest_channels
 
 #: The hand-checked flowers of the real set's train photos (stop 51), which the gate learns from.
 DEFAULT_LISTING = _env.REPO_ROOT / "datasets" / "flowers" / "chinese-mahjong-v4-train.json"
@@ -119,12 +120,14 @@ def train_gate(
     log: Callable[[str], None] = print,
     width: int | None = None,
     shared: int = 0,
+    start: Path | None = None,
 ) -> TileNet:
     """A gate trained on the crops of the photos not `held`: tiles (HARD_FACES repeated) as 0,
     flowers (repeated to FLOWER_SHARE of the tiles) as 1, augmented as every classifier epoch.
     Of the classifier's width (None), its features start from the classifier `init` and every
-    layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch.
-    `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
+    layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch, or,
+    with `start` (a wider gate's weights), from that gate's strongest channels
+    (vision.train.strongest_channels), every layer fine-tuned. `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
     norms' statistics, so the reader can take them from the classifier's own pass over the crops
     and run only the gate's last layers (vision.read.tilenet.shared_convs)."""
     _env.use_every_core()
@@ -138,6 +141,13 @@ def train_gate(
         net.load_state_dict({k: own[k] if k.startswith("head.2") else v.float() for k, v in state.items()})
     elif shared:
         raise ValueError("a gate shares the classifier's conv blocks only at the classifier's width")
+    if start is not None:
+        if shared or width is None:
+            raise ValueError("a gate started from a wider gate needs --width, and shares no block")
+        wide = safe_weights.load_state_dict(Path(start))
+        if int(wide["head.2.weight"].shape[0]) != GATE_OUTPUTS:
+            raise ValueError(f"{start}: not a flower gate ({GATE_OUTPUTS} outputs)")
+        net.load_state_dict(strongest_channels(wide, width))
     trunk = net.features[: trunk_end(net.features, shared)] if shared else torch.nn.Sequential()
     trunk.requires_grad_(False)
     kept = ~np.isin(crops.tile_photo, held)
@@ -228,6 +238,7 @@ def make_gated_model(
     width: int | None = None,
     lr: float = 2e-3,
     shared: int = 0,
+    start: Path | None = None,
 ) -> Path:
     """The model at `model_json` with a flower gate learnt from `listing`'s flowers and `source`'s
     train tiles, written to `out_dir` (its model.json returned): the gate's weights, its bar
@@ -241,7 +252,7 @@ def make_gated_model(
     crops = gate_crops(source, listing)
     held = held_photos(crops.photos, seed)
     init = manifest.weights_path(model_json, m.classifier)
-    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width, shared=shared)
+    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width, shared=shared, start=start)
     tile_scores, flower_scores = held_scores(net, crops, held)
     bar = gate_bar(tile_scores)
     below = asked_below(
@@ -268,6 +279,7 @@ def make_gated_model(
             "width": int(net.features[0].out_channels),
             "lr": lr,
             "shared_convs": shared,
+            **({"from_gate": Path(start).name} if start is not None else {}),
             "held_photos": len(held),
             "held_tiles": len(tile_scores),
             "held_tiles_read_as_flowers": flagged,

@@ -17,6 +17,7 @@ from vision.read.detect import MODELS_DIR, load_model
 from vision.read.tilenet import shared_convs
 from vision.train import flower_gate
 from vision.train.crops import SRC_H, SRC_W
+from vision.train.strongest_channels import strongest_channels
 
 
 def test_the_bar_is_the_lowest_at_which_the_held_out_tiles_stay_within_budget():
@@ -72,6 +73,29 @@ def test_a_gate_sharing_the_classifiers_blocks_learns_only_its_own_layers():
         flower_gate.train_gate(
             _tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, width=8, shared=5
         )
+
+
+def test_a_narrower_gate_starts_from_the_wide_gates_strongest_channels(tmp_path):
+    """--width 16 --from-gate: before any step the narrow gate is the shipped gate's strongest
+    channels (lr 0 keeps them); a classifier is refused as the start, and so is a start without a
+    narrower width."""
+    init = MODELS_DIR / "tile_classifier.pt"
+    wide = MODELS_DIR / "flower_gate.pt"
+    net = flower_gate.train_gate(
+        _tiny_crops(), init, np.array([3]), epochs=1, lr=0.0, log=lambda _: None, width=16, start=wide
+    )
+    cut = strongest_channels(safe_weights.load_state_dict(wide), 16)
+    for key, value in cut.items():
+        if not key.endswith(
+            ("running_mean", "running_var", "num_batches_tracked")
+        ):  # a step in train mode moves these
+            assert torch.equal(net.state_dict()[key], value), key
+    with pytest.raises(ValueError, match="not a flower gate"):
+        flower_gate.train_gate(
+            _tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, width=16, start=init
+        )
+    with pytest.raises(ValueError, match="needs --width"):
+        flower_gate.train_gate(_tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, start=wide)
 
 
 def _flower_listing(src, path):
