@@ -18,7 +18,7 @@ class Detector:
     """A loaded detector: `run(rgb)` → detections; `read(rgb)` → detections and the doubted boxes the
     page offers as "maybe missed"; `version` goes into the training manifest.
 
-    `takes_pixels`: `run` also takes a vision.read.detect.PhotoPixels (the upload decoded once at
+    `takes_pixels`: `run` also takes a vision.read.photo_pixels.PhotoPixels (the upload decoded once at
     reduced size, boxes still in full-photo pixels), so the page need not decode the whole photo
     for it; a plugged-in function gets the full-size upright array, as it always did."""
 

@@ -26,7 +26,7 @@ from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
 from page.roles import default_winning, roles_from_layout
 from page.words import Words
-from vision.read.detect import PhotoPixels, off_canvas
+from vision.read.photo_pixels import PhotoPixels, off_canvas
 from vision.read.imageio import ImageLoadError, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,7 +239,7 @@ def read_photo(
 ) -> Photo:
     """Decode (upright, size-checked), detect and propose the layout: once per photo.
 
-    The bytes are decoded once at reduced size (vision.read.detect.PhotoPixels): the detector reads
+    The bytes are decoded once at reduced size (vision.read.photo_pixels.PhotoPixels): the detector reads
     that, and it is the picture the phone shows, the tile strip's thumbnails and what taps are
     measured on. A reader that takes decoded pixels (the model's own, `Detector.takes_pixels`) cuts
     the faces from the full-size photo only where the boxes are and only when the tiles are small
@@ -271,7 +271,7 @@ def read_photo(
 
 def _back_from_canvas(photo: Photo, offset: tuple[int, int], scale: float) -> None:
     """The boxes read on a zoomed-out canvas (PhotoPixels.zoomed_out) moved into the photo's own
-    full-size pixels, clipped to it (vision.read.detect.off_canvas)."""
+    full-size pixels, clipped to it (vision.read.photo_pixels.off_canvas)."""
     boxes = [b for b in [*photo.boxes, *photo.maybe] if b.xyxy is not None]
     moved = off_canvas(np.array([b.xyxy for b in boxes]), offset, scale, photo.size)
     for box, xyxy in zip(boxes, moved, strict=True):
