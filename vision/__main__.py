@@ -203,6 +203,7 @@ def cmd_flower_gate(args: argparse.Namespace) -> int:
             lr=args.lr,
             shared=args.shared_convs,
             start=Path(args.from_gate) if args.from_gate else None,
+            imitate=args.imitate,
         )
     except (ListingError, ModelFileError, ValueError, OSError) as exc:
         _err(str(exc))
@@ -334,6 +335,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a wider gate's weights (e.g. models/flower_gate.pt) that a narrower --width gate starts "
         "from: each conv layer's strongest channels, then fine-tuned (default: from scratch)",
+    )
+    g.add_argument(
+        "--imitate",
+        type=float,
+        default=0.0,
+        help="with --from-gate: this share of the loss is matching the wider gate's answers on the same "
+        "crops (0: the labels alone)",
     )
 
     la = sub.add_parser(

@@ -53,6 +53,9 @@ FLOWER_SHARE = 0.25
 HELD_SHARE = 0.2
 #: gate_bar's budget: at most this share of the held-out photos' tiles may read as flowers.
 TILE_BUDGET = 1 / 2000
+#: How soft the wide gate's answers are made for a narrower gate to imitate (train_gate's
+#: `imitate`): at 2 a sure "tile" still tells how much flower the wide gate saw in the crop.
+IMITATE_TEMPERATURE = 2.0
 #: The values of OperatingPoint.flower_gate_below that asked_below tries, lowest first.
 ASK_BELOW = (0.9, 0.95, 0.98, 0.99, 1.0)
 
@@ -121,13 +124,17 @@ def train_gate(
     width: int | None = None,
     shared: int = 0,
     start: Path | None = None,
+    imitate: float = 0.0,
 ) -> TileNet:
     """A gate trained on the crops of the photos not `held`: tiles (HARD_FACES repeated) as 0,
     flowers (repeated to FLOWER_SHARE of the tiles) as 1, augmented as every classifier epoch.
     Of the classifier's width (None), its features start from the classifier `init` and every
     layer is fine-tuned; of another width (narrower: cheaper to read), it learns from scratch, or,
     with `start` (a wider gate's weights), from that gate's strongest channels
-    (vision.train.strongest_channels), every layer fine-tuned. `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
+    (vision.train.strongest_channels), every layer fine-tuned. `imitate` (0..1, with `start`): that
+    share of the loss is how far the gate's answers (softened, IMITATE_TEMPERATURE) are from the
+    wide gate's on the same augmented crops, so a narrower gate learns to answer as the wide one
+    does, not only to be right where the labels are. `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
     norms' statistics, so the reader can take them from the classifier's own pass over the crops
     and run only the gate's last layers (vision.read.tilenet.shared_convs)."""
     _env.use_every_core()
@@ -148,6 +155,11 @@ def train_gate(
         if int(wide["head.2.weight"].shape[0]) != GATE_OUTPUTS:
             raise ValueError(f"{start}: not a flower gate ({GATE_OUTPUTS} outputs)")
         net.load_state_dict(strongest_channels(wide, width))
+    if not 0.0 <= imitate <= 1.0:
+        raise ValueError(f"--imitate is a share of the loss, from 0 to 1 (not {imitate})")
+    if imitate and start is None:
+        raise ValueError("a gate imitates the wider gate it starts from: --imitate needs --from-gate")
+    teacher = _teacher(wide) if imitate else None
     trunk = net.features[: trunk_end(net.features, shared)] if shared else torch.nn.Sequential()
     trunk.requires_grad_(False)
     kept = ~np.isin(crops.tile_photo, held)
@@ -173,7 +185,14 @@ def train_gate(
         total = 0.0
         for i in range(steps):
             idx = perm[i * batch_size : (i + 1) * batch_size]
-            loss = F.cross_entropy(net(augment(x_all[idx].float().div_(255), gen)), y_all[idx])
+            batch = augment(x_all[idx].float().div_(255), gen)
+            out = net(batch)
+            loss = F.cross_entropy(out, y_all[idx])
+            if teacher is not None:
+                with torch.no_grad():
+                    aim = F.softmax(teacher(batch) / IMITATE_TEMPERATURE, 1)
+                apart = F.kl_div(F.log_softmax(out / IMITATE_TEMPERATURE, 1), aim, reduction="batchmean")
+                loss = (1 - imitate) * loss + imitate * IMITATE_TEMPERATURE**2 * apart
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -181,6 +200,13 @@ def train_gate(
             total += float(loss.detach()) * len(idx)
         log(f"flower gate epoch {epoch + 1}/{epochs} loss {total / len(y):.4f} {time.monotonic() - t0:.0f}s")
     return net.eval()
+
+
+def _teacher(state: dict[str, torch.Tensor]) -> TileNet:
+    """The wide gate a narrower one imitates, as it reads (eval mode, never trained here)."""
+    net = TileNet(num_classes=GATE_OUTPUTS, width=int(state["features.0.weight"].shape[0]))
+    net.load_state_dict({k: v.float() for k, v in state.items()})
+    return net.eval().requires_grad_(False)
 
 
 def held_scores(net: TileNet, crops: GateCrops, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -239,6 +265,7 @@ def make_gated_model(
     lr: float = 2e-3,
     shared: int = 0,
     start: Path | None = None,
+    imitate: float = 0.0,
 ) -> Path:
     """The model at `model_json` with a flower gate learnt from `listing`'s flowers and `source`'s
     train tiles, written to `out_dir` (its model.json returned): the gate's weights, its bar
@@ -252,7 +279,19 @@ def make_gated_model(
     crops = gate_crops(source, listing)
     held = held_photos(crops.photos, seed)
     init = manifest.weights_path(model_json, m.classifier)
-    net = train_gate(crops, init, held, epochs, seed, lr=lr, log=log, width=width, shared=shared, start=start)
+    net = train_gate(
+        crops,
+        init,
+        held,
+        epochs,
+        seed,
+        lr=lr,
+        log=log,
+        width=width,
+        shared=shared,
+        start=start,
+        imitate=imitate,
+    )
     tile_scores, flower_scores = held_scores(net, crops, held)
     bar = gate_bar(tile_scores)
     below = asked_below(
@@ -280,6 +319,7 @@ def make_gated_model(
             "lr": lr,
             "shared_convs": shared,
             **({"from_gate": Path(start).name} if start is not None else {}),
+            **({"imitate": imitate} if imitate else {}),
             "held_photos": len(held),
             "held_tiles": len(tile_scores),
             "held_tiles_read_as_flowers": flagged,

@@ -16,7 +16,7 @@ from vision.read import manifest, safe_weights
 from vision.read.detect import MODELS_DIR, load_model
 from vision.read.tilenet import shared_convs
 from vision.train import flower_gate
-from vision.train.crops import SRC_H, SRC_W
+from vision.train.crops import SRC_H, SRC_W, as_read
 from vision.train.strongest_channels import strongest_channels
 
 
@@ -94,8 +94,52 @@ def test_a_narrower_gate_starts_from_the_wide_gates_strongest_channels(tmp_path)
         flower_gate.train_gate(
             _tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, width=16, start=init
         )
+    with pytest.raises(ValueError, match="needs --from-gate"):
+        flower_gate.train_gate(
+            _tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, width=16, imitate=0.5
+        )
+    with pytest.raises(ValueError, match="from 0 to 1"):
+        flower_gate.train_gate(
+            _tiny_crops(),
+            init,
+            np.array([3]),
+            epochs=1,
+            log=lambda _: None,
+            width=16,
+            start=wide,
+            imitate=1.5,
+        )
     with pytest.raises(ValueError, match="needs --width"):
         flower_gate.train_gate(_tiny_crops(), init, np.array([3]), epochs=1, log=lambda _: None, start=wide)
+
+
+def test_a_gate_imitating_the_wide_one_comes_nearer_its_answers_than_one_learning_the_labels_alone():
+    """--imitate 1: the loss is only how far the narrow gate's answers are from the wide gate's, so
+    a few steps on random crops (their labels unrelated to what the wide gate answers) leave it
+    nearer the wide gate's answers than the same steps on the labels alone."""
+    init, wide = MODELS_DIR / "tile_classifier.pt", MODELS_DIR / "flower_gate.pt"
+    crops = _tiny_crops()
+    teacher = flower_gate._teacher(safe_weights.load_state_dict(wide))
+    x = torch.from_numpy(as_read(crops.tiles)).permute(0, 3, 1, 2).float().div(255)
+    with torch.inference_mode():
+        aim = torch.softmax(teacher(x), 1)[:, 1]
+
+    def apart(imitate: float) -> float:
+        net = flower_gate.train_gate(
+            crops,
+            init,
+            np.array([3]),
+            epochs=3,
+            lr=2e-3,
+            log=lambda _: None,
+            width=16,
+            start=wide,
+            imitate=imitate,
+        )
+        with torch.inference_mode():
+            return float((torch.softmax(net(x), 1)[:, 1] - aim).abs().mean())
+
+    assert apart(1.0) < apart(0.0)
 
 
 def _flower_listing(src, path):
