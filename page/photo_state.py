@@ -26,8 +26,8 @@ from page.detector_loader import Detector
 from page.quick_entry import EntryError, parse_melds, parse_tiles
 from page.roles import default_winning, roles_from_layout
 from page.words import Words
-from vision.read.photo_pixels import PhotoPixels, off_canvas
 from vision.read.imageio import ImageLoadError, load_image
+from vision.read.photo_pixels import PhotoPixels, off_canvas
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "datasets" / "samples"
