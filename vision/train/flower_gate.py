@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from vision import _env
 from vision.classes import CLASS_ID, NUM_CLASSES
 from vision.read import manifest, onnx_run, safe_weights
-from vision.read.tilenet import GATE_OUTPUTS, TileNet, trunk_end
+from vision.read.tilenet import GATE_OUTPUTS, TileNet, from_state, trunk_end
 from vision.train import data, replay
 from vision.train.crops import (
     SRC_H,
@@ -134,9 +134,10 @@ def train_gate(
     (vision.train.strongest_channels), every layer fine-tuned. `imitate` (0..1, with `start`): that
     share of the loss is how far the gate's answers (softened, IMITATE_TEMPERATURE) are from the
     wide gate's on the same augmented crops, so a narrower gate learns to answer as the wide one
-    does, not only to be right where the labels are. `shared` > 0: the first `shared` conv blocks stay the classifier's, frozen with their batch
-    norms' statistics, so the reader can take them from the classifier's own pass over the crops
-    and run only the gate's last layers (vision.read.tilenet.shared_convs)."""
+    does, not only to be right where the labels are. `shared` > 0: the first `shared` conv blocks
+    stay the classifier's, frozen with their batch norms' statistics, so the reader can take them
+    from the classifier's own pass over the crops and run only the gate's last layers
+    (vision.read.tilenet.shared_convs)."""
     _env.use_every_core()
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -204,9 +205,7 @@ def train_gate(
 
 def _teacher(state: dict[str, torch.Tensor]) -> TileNet:
     """The wide gate a narrower one imitates, as it reads (eval mode, never trained here)."""
-    net = TileNet(num_classes=GATE_OUTPUTS, width=int(state["features.0.weight"].shape[0]))
-    net.load_state_dict({k: v.float() for k, v in state.items()})
-    return net.eval().requires_grad_(False)
+    return from_state(state, width=int(state["features.0.weight"].shape[0])).eval().requires_grad_(False)
 
 
 def held_scores(net: TileNet, crops: GateCrops, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
