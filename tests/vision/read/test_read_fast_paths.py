@@ -13,6 +13,7 @@ import torch
 from PIL import Image
 
 from vision.read import detect as reader
+from vision.read import photo_pixels
 from vision.read.imageio import ImageLoadError, load_image, load_image_reduced
 from vision.read.tilenet import TileNet, classify_crops
 from vision.train.evaluate import iou_matrix
@@ -86,11 +87,11 @@ def test_small_tiles_are_cut_from_the_full_size_decode(tmp_path, monkeypatch):
     any tile): the faces come from the full-size decode, made once, and read as the array's do."""
     _photo(tmp_path / "p.jpg", (4000, 3000))
     decodes: list[Path] = []
-    real = reader.load_image
-    monkeypatch.setattr(reader, "load_image", lambda p: decodes.append(p) or real(p))
+    real = photo_pixels.load_image
+    monkeypatch.setattr(photo_pixels, "load_image", lambda p: decodes.append(p) or real(p))
     quick = reader.detect(tmp_path / "p.jpg")
     assert decodes == []  # tiles of a hand filling a 12 MP photo: the reduced decode is enough
-    monkeypatch.setattr(reader, "CROP_W", 10_000)
+    monkeypatch.setattr(photo_pixels, "CROP_W", 10_000)
     careful = reader.detect(tmp_path / "p.jpg")
     assert decodes == [tmp_path / "p.jpg"]
     assert _same_reading(careful, reader.detect(real(tmp_path / "p.jpg"))) >= 0.95

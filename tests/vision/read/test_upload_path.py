@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from vision.read import detect as reader
+from vision.read import photo_pixels
 from vision.read.imageio import decode_reduced, load_image
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "vision"
@@ -59,8 +60,8 @@ def test_the_page_reads_an_upload_as_detect_reads_its_file(tmp_path, monkeypatch
     want = _reading(reader.detect(tmp_path / "p.jpg"))
     assert len(want) >= 12
     full_decodes: list[object] = []
-    real = reader.load_image
-    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real(src))
+    real = photo_pixels.load_image
+    monkeypatch.setattr(photo_pixels, "load_image", lambda src: full_decodes.append(src) or real(src))
     photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
     assert photo.error is None
     assert [(b.cls, tuple(round(v, 3) for v in b.xyxy)) for b in photo.boxes] == want
@@ -82,9 +83,9 @@ def test_the_page_cuts_small_faces_from_the_one_full_size_decode(monkeypatch):
 
     data = _phone_jpeg((4000, 3000), orientation=1)
     full_decodes: list[object] = []
-    real = reader.load_image
-    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real(src))
-    monkeypatch.setattr(reader, "CROP_W", 10_000)  # every tile "too small" in the reduced decode
+    real = photo_pixels.load_image
+    monkeypatch.setattr(photo_pixels, "load_image", lambda src: full_decodes.append(src) or real(src))
+    monkeypatch.setattr(photo_pixels, "CROP_W", 10_000)  # every tile "too small" in the reduced decode
     photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
     assert len(photo.boxes) >= 12
     assert len(full_decodes) == 1  # the faces needed it; Photo.rgb keeps that one decode
@@ -101,18 +102,18 @@ def test_faces_a_little_small_in_the_reduced_decode_come_from_a_half_size_decode
     data = _phone_jpeg((4000, 3000), orientation=1)
     boxes = np.array([d.xyxy for d in reader.detect(reader.PhotoPixels.decode(data))]) / 4
     short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-    monkeypatch.setattr(reader, "CROP_W", 1.5 * short)  # too small at 1/4, big enough at 1/2
+    monkeypatch.setattr(photo_pixels, "CROP_W", 1.5 * short)  # too small at 1/4, big enough at 1/2
     full_decodes: list[object] = []
     reduced: list[float] = []
-    real_full, real_reduced = reader.load_image, reader.decode_reduced
-    monkeypatch.setattr(reader, "load_image", lambda src: full_decodes.append(src) or real_full(src))
+    real_full, real_reduced = photo_pixels.load_image, photo_pixels.decode_reduced
+    monkeypatch.setattr(photo_pixels, "load_image", lambda src: full_decodes.append(src) or real_full(src))
 
     def counted(src, min_side, **kw):
         out = real_reduced(src, min_side, **kw)
         reduced.append(out.scale)
         return out
 
-    monkeypatch.setattr(reader, "decode_reduced", counted)
+    monkeypatch.setattr(photo_pixels, "decode_reduced", counted)
     photo = read_photo(data, "p.jpg", model_detector(str(reader.DEFAULT_MODEL)))
     assert len(photo.boxes) >= 12
     assert reduced == [4.0, 2.0] and full_decodes == []
